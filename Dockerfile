@@ -1,0 +1,15 @@
+FROM python:3.11-slim-bookworm
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fonts-noto-cjk libpango-1.0-0 libpangoft2-1.0-0 \
+    libharfbuzz0b gettext \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY requirements.lock pyproject.toml ./
+RUN pip install -r requirements.lock
+COPY . .
+RUN DJANGO_SETTINGS_MODULE=config.settings.local python manage.py collectstatic --noinput \
+ && useradd --system --home /app app && mkdir -p /app/var /app/media && chown -R app /app/var /app/media
+USER app
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

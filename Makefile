@@ -1,0 +1,52 @@
+# The two commands a developer needs: `make run` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
+WEB_PORT ?= 8000
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: run test install lint bench messages lock setup clean
+
+$(STAMP): requirements.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q -r requirements.lock 2>&1 | grep -v "^WARNING: Location" || true
+	@$(BIN)/python -c "import django, celery, weasyprint" || { echo "install failed" >&2; exit 1; }
+	@rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+setup: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py setup_roles
+	@if $(BIN)/python manage.py help load_catalog >/dev/null 2>&1; then $(BIN)/python manage.py load_catalog; fi
+	$(BIN)/python manage.py create_demo_user
+
+run: setup
+	@echo ""
+	@echo "  Open http://127.0.0.1:$(WEB_PORT)/ in your browser (Ctrl-C stops web and worker)."
+	@echo ""
+	WEB_PORT=$(WEB_PORT) $(BIN)/honcho -f Procfile.dev start
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py makemigrations --check --dry-run
+
+test: lint
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python -m bench
+
+messages: install
+	$(BIN)/python manage.py makemessages -l zh_Hans -l en --ignore=.venv --ignore=tests
+	$(BIN)/python manage.py compilemessages --ignore=.venv
+
+lock:
+	uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements.lock
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .mypy_cache .ruff_cache

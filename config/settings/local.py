@@ -1,0 +1,6 @@
+"""Settings for `make run` on a workstation: debug on, everything else from the environment."""
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = env.bool("DEBUG", default=True)

@@ -1,0 +1,31 @@
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from core.roles import SALES_ENGINEER, SALES_MANAGER
+from core.services import user_create
+
+DEMO_TEAM = "Demo team"
+
+
+class Command(BaseCommand):
+    help = (
+        "Create the demo sales engineer (and a demo sales manager) once; the generated passwords "
+        "are printed only when the users are created."
+    )
+
+    def handle(self, *args: object, **options: object) -> None:
+        user_model = get_user_model()
+        for username, role in (("demo", SALES_ENGINEER), ("demo-manager", SALES_MANAGER)):
+            if user_model.objects.filter(username=username).exists():
+                self.stdout.write(
+                    f"User {username!r} exists (its password was printed when it was created; "
+                    f"reset it with `manage.py changepassword {username}`)."
+                )
+                continue
+            password = secrets.token_urlsafe(12)
+            user_create(username=username, password=password, role=role, team_name=DEMO_TEAM)
+            self.stdout.write(
+                self.style.SUCCESS(f"Created {role.label}: user {username!r} password {password!r}")
+            )

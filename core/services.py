@@ -1,0 +1,129 @@
+"""Writes for users, teams and background jobs."""
+
+import socket
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractUser, Group, Permission
+from django.db import transaction
+from django.utils import timezone
+
+from core.models import Job, JobStatus, Membership, Team, WorkerProbe
+from core.roles import ROLES, Role
+
+
+class UnknownPermission(LookupError):
+    pass
+
+
+def _permissions_for(role: Role) -> list[Permission]:
+    if role.permissions == ("*",):
+        return list(Permission.objects.all())
+    found: list[Permission] = []
+    for dotted in role.permissions:
+        app_label, codename = dotted.split(".", 1)
+        try:
+            found.append(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
+        except Permission.DoesNotExist as exc:
+            raise UnknownPermission(f"Role {role.group_name}: no permission {dotted}") from exc
+    return found
+
+
+@transaction.atomic
+def roles_apply() -> list[Group]:
+    """Create or update one group per role with exactly the role's permissions. Idempotent."""
+    groups = []
+    for role in ROLES:
+        group, _created = Group.objects.get_or_create(name=role.group_name)
+        group.permissions.set(_permissions_for(role))
+        groups.append(group)
+    return groups
+
+
+@transaction.atomic
+def user_create(
+    *,
+    username: str,
+    password: str,
+    role: Role,
+    team_name: str,
+    email: str = "",
+    first_name: str = "",
+) -> AbstractUser:
+    user_model = get_user_model()
+    user: AbstractUser = user_model.objects.create_user(
+        username=username, password=password, email=email, first_name=first_name
+    )
+    if role.group_name == "administrator":
+        user.is_staff = True
+        user.is_superuser = True
+        user.save(update_fields=["is_staff", "is_superuser"])
+    group, _created = Group.objects.get_or_create(name=role.group_name)
+    user.groups.add(group)
+    team, _created = Team.objects.get_or_create(name=team_name)
+    Membership.objects.create(user=user, team=team)
+    return user
+
+
+# --- Background jobs -----------------------------------------------------------------------------
+
+
+class JobAbandoned(RuntimeError):
+    """The job was delivered more often than allowed: a worker died on it every time."""
+
+
+def job_start(*, job: Job, lease_seconds: int | None = None) -> bool:
+    """Claim a job for this worker. Returns False when there is nothing to do (already finished, or
+    another worker holds a live lease). Raises JobAbandoned once the delivery cap is exceeded.
+
+    Must run inside a transaction that locked the job row (select_for_update)."""
+    now = timezone.now()
+    if job.status in (JobStatus.DONE, JobStatus.FAILED):
+        return False
+    if job.status == JobStatus.RUNNING and job.lease_expires_at and job.lease_expires_at > now:
+        return False
+    job.attempts += 1
+    if job.attempts > settings.JOB_MAX_ATTEMPTS:
+        job.status = JobStatus.FAILED
+        job.error = f"Gave up after {settings.JOB_MAX_ATTEMPTS} attempts."
+        job.finished_at = now
+        job.lease_expires_at = None
+        job.save()
+        raise JobAbandoned(job.error)
+    lease = lease_seconds if lease_seconds is not None else settings.CELERY_TASK_TIME_LIMIT
+    job.status = JobStatus.RUNNING
+    job.started_at = now
+    job.lease_expires_at = now + timedelta(seconds=lease)
+    job.save()
+    return True
+
+
+def job_finish(*, job: Job, error: str = "") -> None:
+    job.status = JobStatus.FAILED if error else JobStatus.DONE
+    job.error = error
+    job.finished_at = timezone.now()
+    job.lease_expires_at = None
+    job.save()
+
+
+def worker_probe_request() -> WorkerProbe:
+    """Create a probe row and queue the task once the row is committed."""
+    from core.tasks import run_worker_probe
+
+    with transaction.atomic():
+        probe = WorkerProbe.objects.create()
+        run_worker_probe.delay_on_commit(probe.pk)
+    return probe
+
+
+def worker_probe_run(*, probe_id: int) -> WorkerProbe:
+    with transaction.atomic():
+        probe = WorkerProbe.objects.select_for_update().get(pk=probe_id)
+        if not job_start(job=probe):
+            return probe
+        probe.worker_hostname = socket.gethostname()
+        job_finish(job=probe)
+    return probe

@@ -1,0 +1,176 @@
+"""The catalog as the engine sees it: plain, frozen data with no database behind it.
+
+`catalog.snapshot` builds a `CatalogSnapshot` from the database (and from the seed file, for tests
+without a database); the engine only ever reads these types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class FormFactor(StrEnum):
+    RJ45 = "RJ45"
+    SFP_PLUS = "SFP+"
+    SFP28 = "SFP28"
+    SFP56 = "SFP56"
+    QSFP28 = "QSFP28"
+    QSFP56 = "QSFP56"
+    QSFP112 = "QSFP112"
+    QSFP_DD = "QSFP-DD"
+    OSFP = "OSFP"
+
+
+class Lifecycle(StrEnum):
+    PLANNED = "planned"
+    AVAILABLE = "available"
+    END_OF_SALE = "end_of_sale"
+
+
+class MediaKind(StrEnum):
+    """How a link is carried. The order of `MEDIA_PREFERENCE` is the engine's default choice."""
+
+    DAC = "dac"  # passive direct-attach copper
+    AEC = "aec"  # active electrical (copper) cable
+    AOC = "aoc"  # active optical cable, transceivers built in
+    MMF = "mmf"  # multimode optics: two transceivers + multimode fibre (OM3/OM4/OM5)
+    SMF = "smf"  # single-mode optics: two transceivers + single-mode fibre (OS2)
+    UTP = "utp"  # twisted pair (RJ45), for 1G/10GBASE-T management links
+
+
+MEDIA_PREFERENCE: tuple[MediaKind, ...] = (
+    MediaKind.DAC,
+    MediaKind.AEC,
+    MediaKind.AOC,
+    MediaKind.MMF,
+    MediaKind.SMF,
+)
+COPPER_MEDIA = frozenset({MediaKind.DAC, MediaKind.AEC, MediaKind.UTP})
+OPTICAL_MEDIA = frozenset({MediaKind.AOC, MediaKind.MMF, MediaKind.SMF})
+
+
+class FibreType(StrEnum):
+    OM3 = "OM3"
+    OM4 = "OM4"
+    OM5 = "OM5"
+    OS2 = "OS2"
+
+
+class Connector(StrEnum):
+    LC = "LC"
+    MPO12 = "MPO-12"
+    MPO16 = "MPO-16"
+    MPO24 = "MPO-24"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Product:
+    """What every sellable item has in common."""
+
+    sku: str
+    name: str
+    vendor: str
+    lifecycle: Lifecycle
+
+
+@dataclass(frozen=True, kw_only=True)
+class Breakout:
+    """A port run as `ways` logical ports of `speed_gbps` each (e.g. 800G as 2 x 400G)."""
+
+    ways: int
+    speed_gbps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PortGroup:
+    count: int
+    speed_gbps: int
+    form_factor: FormFactor
+    breakouts: tuple[Breakout, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class NicSpec(Product):
+    ports: int
+    speed_gbps: int
+    form_factor: FormFactor
+    pcie_gen: int
+    pcie_lanes: int
+    rocev2: bool
+    sriov_vfs: int
+    power_w: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class SwitchSpec(Product):
+    port_groups: tuple[PortGroup, ...]
+    switching_capacity_gbps: int
+    power_typical_w: float
+    power_max_w: float
+    rack_units: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reach:
+    fibre_type: FibreType
+    reach_m: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransceiverSpec(Product):
+    form_factor: FormFactor
+    speed_gbps: int  # per module (a twin-port 800G module serves two 400G links)
+    standard: str  # e.g. "25GBASE-SR", "400GBASE-DR4"
+    media: MediaKind  # MMF or SMF
+    connector: Connector
+    reaches: tuple[Reach, ...]
+    power_w: float
+    links_per_module: int = 1  # 2 for twin-port modules
+    breakout_ways: int = 1  # e.g. a 400G DR4 used as 4 x 100G DR
+
+
+@dataclass(frozen=True, kw_only=True)
+class CableSpec(Product):
+    """A physical assembly. For a breakout, `end_b` is one of `breakout_ways` identical legs.
+
+    For copper and AOC, `speed_gbps` is the A end's speed; each leg carries speed/ways.
+    For fibre (trunks, patch cords), `media` is MMF or SMF and the speed is 0 (passive glass)."""
+
+    media: MediaKind
+    end_a: FormFactor | None
+    end_b: FormFactor | None
+    speed_gbps: int
+    length_m: float
+    breakout_ways: int = 1
+    fibre_type: FibreType | None = None
+    connector: Connector | None = None
+    strands: int = 0
+    power_w: float = 0.0  # per cable (both ends), for AEC and AOC
+
+
+@dataclass(frozen=True, kw_only=True)
+class MediaRule:
+    """The longest link a media may carry at a speed, and the lengths sold for it."""
+
+    speed_gbps: int
+    media: MediaKind
+    max_reach_m: float
+    stock_lengths_m: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CatalogSnapshot:
+    nics: tuple[NicSpec, ...] = ()
+    switches: tuple[SwitchSpec, ...] = ()
+    transceivers: tuple[TransceiverSpec, ...] = ()
+    cables: tuple[CableSpec, ...] = ()
+    media_rules: tuple[MediaRule, ...] = ()
+    # Which price list / revision this snapshot came from, for reproducibility of saved designs.
+    version: str = field(default="")
+
+    def by_sku(self) -> dict[str, Product]:
+        items: dict[str, Product] = {}
+        for group in (self.nics, self.switches, self.transceivers, self.cables):
+            for item in group:
+                items[item.sku] = item
+        return items
