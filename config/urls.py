@@ -16,6 +16,8 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("config.api_urls")),
+    path("catalog/", include("catalog.urls")),
 ]
 
 admin.site.site_header = "EZMAX Fabric Planner"

@@ -1,0 +1,1 @@
+"""Catalog REST endpoints (filled by the catalog work)."""

@@ -1,0 +1,2 @@
+app_name = "catalog"
+urlpatterns: list[object] = []

@@ -1,0 +1,17 @@
+"""The REST API, versioned under /api/v1/. Each app registers its viewsets on `router` in its
+own `api.py`, imported here."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.routers import DefaultRouter
+
+router = DefaultRouter()
+
+# App viewsets register themselves on `router` when imported.
+import catalog.api  # noqa: E402, F401
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include(router.urls)),
+]
