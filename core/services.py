@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser, Group, Permission
+from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.utils import timezone
 
@@ -52,9 +52,9 @@ def user_create(
     team_name: str,
     email: str = "",
     first_name: str = "",
-) -> AbstractUser:
+) -> User:
     user_model = get_user_model()
-    user: AbstractUser = user_model.objects.create_user(
+    user: User = user_model.objects.create_user(
         username=username, password=password, email=email, first_name=first_name
     )
     if role.group_name == "administrator":

@@ -99,3 +99,133 @@ def administrator(roles):
 def engineer_client(client, engineer):
     client.force_login(engineer)
     return client
+
+
+# --- A real Celery worker process ---------------------------------------------------------------
+
+
+def worker_env(settings) -> dict[str, str]:
+    """Environment for a worker subprocess that sees this test's database and broker queue."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    env = dict(os.environ)
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+    env["CELERY_TASK_DEFAULT_QUEUE"] = settings.CELERY_TASK_DEFAULT_QUEUE
+    env["CELERY_DATA_DIR"] = str(settings.CELERY_DATA_DIR)
+    env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        user = db.get("USER") or "postgres"
+        password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+        host = db.get("HOST") or "127.0.0.1"
+        port = db.get("PORT") or 5432
+        env["DATABASE_URL"] = f"postgres://{user}{password}@{host}:{port}/{db['NAME']}"
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"
+    return env
+
+
+class WorkerProcess:
+    def __init__(self, settings, *, queues: list[str] | None = None, log_path=None) -> None:
+        import subprocess
+        import sys
+        from pathlib import Path
+
+        self.queues = queues or [settings.CELERY_TASK_DEFAULT_QUEUE]
+        self.log_path = Path(log_path or settings.BASE_DIR / "var" / "test-worker.log")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = self.log_path.open("ab")
+        celery = Path(sys.executable).with_name("celery")
+        self.proc = subprocess.Popen(
+            [
+                str(celery), "-A", "config", "worker", "--pool", "prefork", "--concurrency", "1",
+                "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+                "-Q", ",".join(self.queues), "-n", f"test-{os.getpid()}-{id(self)}@%h",
+            ],
+            cwd=settings.BASE_DIR,
+            env=worker_env(settings),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: the worker dies mid-task, as on a crash or OOM."""
+        import signal
+
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        import signal
+
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except Exception:
+                self.kill()
+        self._log.close()
+
+
+@pytest.fixture
+def start_worker(settings):
+    """Start real worker processes; every one is stopped at teardown."""
+    workers: list[WorkerProcess] = []
+
+    def start(**kwargs) -> WorkerProcess:
+        worker = WorkerProcess(settings, **kwargs)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+# --- Headless Chromium --------------------------------------------------------------------------
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "test-artifacts")
+
+
+@pytest.fixture
+def browser(chromium_required, monkeypatch):
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
+    # alongside it are still synchronous and safe.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> str:
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    path = os.path.join(ARTIFACTS, f"{name}.png")
+    page.screenshot(path=path, full_page=True)
+    return path

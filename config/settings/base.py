@@ -200,6 +200,9 @@ else:
         "store_processed": False,
     }
     CELERY_RESULT_BACKEND = f"file://{CELERY_DATA_DIR / 'results'}"
+    for _folder in ("queue", "processed", "results"):
+        (CELERY_DATA_DIR / _folder).mkdir(parents=True, exist_ok=True)
+CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -4,3 +4,7 @@ from .base import *  # noqa: F403
 from .base import env
 
 DEBUG = env.bool("DEBUG", default=True)
+
+# Serve static files straight from the source folders; no collectstatic needed.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

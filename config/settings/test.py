@@ -4,8 +4,11 @@ PostgreSQL and Redis in CI."""
 
 import os
 
-from .base import *  # noqa: F403
-from .base import BASE_DIR, DATABASES, env
+# The test broker folder (when no Redis) must be set before base.py derives the transport paths.
+os.environ.setdefault("CELERY_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "var", "celery-test"))
+
+from .base import *  # noqa: E402, F403
+from .base import BASE_DIR, DATABASES, env  # noqa: E402
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -19,5 +22,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not :memory:, so that a real worker process can see what the test wrote.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test-db.sqlite3")}
 
+# Each test session gets its own queue so that a worker started by a test never picks up messages
+# left by another run; the worker subprocess receives the same value through the environment.
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default=f"test-{os.getpid()}")
+os.environ["CELERY_TASK_DEFAULT_QUEUE"] = CELERY_TASK_DEFAULT_QUEUE
+
 LOG_LEVEL = env("LOG_LEVEL", default="WARNING")
 LOGGING["root"]["level"] = LOG_LEVEL  # type: ignore[index]  # noqa: F405
+
+# Serve static files straight from the source folders; no collectstatic needed.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
