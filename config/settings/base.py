@@ -197,10 +197,11 @@ else:
         "data_folder_in": _queue_dir,
         "data_folder_out": _queue_dir,
         "processed_folder": str(CELERY_DATA_DIR / "processed"),
+        "control_folder": str(CELERY_DATA_DIR / "control"),
         "store_processed": False,
     }
     CELERY_RESULT_BACKEND = f"file://{CELERY_DATA_DIR / 'results'}"
-    for _folder in ("queue", "processed", "results"):
+    for _folder in ("queue", "processed", "results", "control"):
         (CELERY_DATA_DIR / _folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ACKS_LATE = True
