@@ -5,12 +5,15 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
+from core.api import MeView
+
 router = DefaultRouter()
 
 # App viewsets register themselves on `router` when imported.
 import catalog.api  # noqa: E402, F401
 
 urlpatterns = [
+    path("me/", MeView.as_view(), name="api-me"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

@@ -1,6 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
-from core.models import Membership, Team, WorkerProbe
+from core.models import ApiToken, Membership, Team, WorkerProbe
+from core.services import api_token_create, api_token_revoke
 
 
 class MembershipInline(admin.TabularInline):
@@ -20,3 +22,33 @@ class WorkerProbeAdmin(admin.ModelAdmin):
     list_display = ["pk", "status", "attempts", "worker_hostname", "created_at", "finished_at"]
     list_filter = ["status"]
     readonly_fields = [f.name for f in WorkerProbe._meta.fields]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are created here or with `manage.py api_token create`; the secret is shown once."""
+
+    list_display = ["name", "prefix", "user", "scope", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["scope", ("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["name", "prefix", "user__username"]
+    fields = ["user", "name", "scope", "prefix", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = ["prefix", "created_at", "last_used_at"]
+    autocomplete_fields = ["user"]
+    actions = ["revoke"]
+
+    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        token, secret = api_token_create(user=obj.user, name=obj.name, scope=obj.scope)
+        obj.pk = token.pk
+        obj.refresh_from_db()
+        messages.warning(
+            request,
+            _("Copy the token now; it will not be shown again: %(secret)s") % {"secret": secret},
+        )
+
+    @admin.action(description=_("Revoke selected tokens"))
+    def revoke(self, request, queryset):  # type: ignore[no-untyped-def]
+        for token in queryset:
+            api_token_revoke(token=token)

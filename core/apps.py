@@ -5,3 +5,6 @@ from django.utils.translation import gettext_lazy as _
 class CoreConfig(AppConfig):
     name = "core"
     verbose_name = _("Users, teams and background jobs")
+
+    def ready(self) -> None:
+        from core import schema  # noqa: F401  (registers the OpenAPI extensions)

@@ -10,14 +10,24 @@ class DomainError(Exception):
     http_status = 400
     code = "invalid"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        errors: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
-        self.field = field
+        # Field name -> one sentence. A single-field error is the one-entry case.
+        self.errors: dict[str, str] = dict(errors or ({field: message} if field else {}))
 
     def add_to_form(self, form: Any) -> None:
-        field = self.field if self.field in getattr(form, "fields", {}) else None
-        form.add_error(field, self.message)
+        fields = getattr(form, "fields", {})
+        if not self.errors:
+            form.add_error(None, self.message)
+        for name, message in self.errors.items():
+            form.add_error(name if name in fields else None, message)
 
 
 class NotAllowed(DomainError):

@@ -75,3 +75,39 @@ class WorkerProbe(Job):
 
     def __str__(self) -> str:
         return f"probe {self.pk} ({self.status})"
+
+
+class TokenScope(models.TextChoices):
+    READ = "read", _("Read")
+    READ_WRITE = "read-write", _("Read and write")
+
+
+class ApiToken(models.Model):
+    """A bearer token for one integration (e.g. the CRM). Only a SHA-256 of the secret is stored;
+    the secret is shown once, when created. The token acts as its user."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
+        verbose_name=_("user"),
+    )
+    name = models.CharField(_("integration"), max_length=100)
+    prefix = models.CharField(_("prefix"), max_length=16, db_index=True, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    scope = models.CharField(_("scope"), max_length=16, choices=TokenScope.choices)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None

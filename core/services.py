@@ -1,5 +1,7 @@
 """Writes for users, teams and background jobs."""
 
+import hashlib
+import secrets
 import socket
 from datetime import timedelta
 
@@ -9,7 +11,7 @@ from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.utils import timezone
 
-from core.models import Job, JobStatus, Membership, Team, WorkerProbe
+from core.models import ApiToken, Job, JobStatus, Membership, Team, TokenScope, WorkerProbe
 from core.roles import ROLES, Role
 
 
@@ -127,3 +129,46 @@ def worker_probe_run(*, probe_id: int) -> WorkerProbe:
         probe.worker_hostname = socket.gethostname()
         job_finish(job=probe)
     return probe
+
+
+# --- API tokens ----------------------------------------------------------------------------------
+
+
+def _token_hash(secret: str) -> str:
+    # A token carries 256 bits of randomness, so a fast hash is enough (no brute force possible).
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def api_token_create(*, user: User, name: str, scope: str) -> tuple[ApiToken, str]:
+    """Returns the row and the secret. Only a hash is stored: the secret cannot be shown again."""
+    if scope not in TokenScope.values:
+        raise ValueError(f"scope must be one of {', '.join(TokenScope.values)}")
+    prefix = secrets.token_hex(4)
+    secret = f"ezm_{prefix}_{secrets.token_urlsafe(32)}"
+    token = ApiToken.objects.create(
+        user=user, name=name, prefix=prefix, key_hash=_token_hash(secret), scope=scope
+    )
+    return token, secret
+
+
+def api_token_authenticate(*, secret: str) -> ApiToken | None:
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(key_hash=_token_hash(secret), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    # Written at most once a minute: the hot path of every API call should not always write.
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token
+
+
+def api_token_revoke(*, token: ApiToken) -> ApiToken:
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token

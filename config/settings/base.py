@@ -160,9 +160,27 @@ CONTENT_SECURITY_POLICY = {
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Bearer first: its WWW-Authenticate header makes an anonymous call a 401, not a 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "core.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "core.authentication.TokenScopePermission",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.ApiCursorPagination",
+    "PAGE_SIZE": 25,
+    "EXCEPTION_HANDLER": "core.api.problem_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.AnonRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env("API_THROTTLE_USER", default="1200/min"),
+        "anon": env("API_THROTTLE_ANON", default="60/min"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "EZMAX Fabric Planner API",
@@ -173,6 +191,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+}
+
+# Throttling counters and the catalog snapshot cache live here: Redis when configured, so that
+# every gunicorn worker shares them; otherwise per process.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env("REDIS_URL")}
+        if env("REDIS_URL", default="")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
 }
 
 # --- Celery -------------------------------------------------------------------------------------

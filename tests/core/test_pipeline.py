@@ -52,9 +52,13 @@ def test_nothing_is_queued_when_the_transaction_rolls_back(settings, start_worke
     class Abort(Exception):
         pass
 
-    with pytest.raises(Abort), transaction.atomic():
-        worker_probe_request()
-        raise Abort
+    def request_then_abort():
+        with transaction.atomic():
+            worker_probe_request()
+            raise Abort
+
+    with pytest.raises(Abort):
+        request_then_abort()
     assert WorkerProbe.objects.count() == 0
     # A probe that does commit is still processed by the same worker afterwards.
     probe = worker_probe_request()

@@ -1,0 +1,82 @@
+"""What every API endpoint shares: RFC 9457 problem responses and cursor pagination.
+Authentication and permissions are in `core.authentication`."""
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.errors import DomainError
+from core.models import ApiToken
+from core.selectors import user_roles, user_team
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+
+def _problem(status: int, title: str, detail: Any, errors: Any = None, code: str = "") -> dict:
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    if code:
+        body["code"] = code
+    if errors:
+        body["errors"] = errors
+    return body
+
+
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Every error as RFC 9457 problem+json. Validation errors keep DRF's field -> [messages]
+    under `errors`; domain errors are mapped here, once."""
+    if isinstance(exc, DomainError):
+        errors = {name: [message] for name, message in exc.errors.items()} or None
+        body = _problem(exc.http_status, exc.code.replace("_", " "), exc.message, errors, exc.code)
+        return Response(body, status=exc.http_status, content_type=PROBLEM_CONTENT_TYPE)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    assert isinstance(exc, exceptions.APIException)
+    title = str(exc.default_detail)
+    if isinstance(exc, exceptions.ValidationError):
+        detail = _("The request has invalid fields.")
+        errors = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        body = _problem(response.status_code, title, str(detail), errors, "invalid")
+    else:
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        body = _problem(response.status_code, title, detail, code=exc.get_codes() or "")
+    response.data = body
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.CharField()
+    team = serializers.CharField(allow_null=True)
+    roles = serializers.ListField(child=serializers.CharField())
+    token_scope = serializers.CharField(allow_null=True)
+
+
+class MeView(APIView):
+    """Who the caller is: lets an integrator check its token and what it may do."""
+
+    @extend_schema(responses={200: MeSerializer}, operation_id="me")
+    def get(self, request: Request) -> Response:
+        token = request.auth if isinstance(request.auth, ApiToken) else None
+        team = user_team(request.user)
+        data = {
+            "username": request.user.get_username(),
+            "team": team.name if team else None,
+            "roles": [role.group_name for role in user_roles(request.user)],
+            "token_scope": token.scope if token else None,
+        }
+        return Response(MeSerializer(data).data)

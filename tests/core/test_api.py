@@ -1,0 +1,71 @@
+"""API authentication: bearer tokens per integration, scopes, revocation, problem+json errors."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from rest_framework.test import APIClient
+
+from core.models import ApiToken, TokenScope
+from core.services import api_token_create
+
+pytestmark = pytest.mark.django_db
+ME = "/api/v1/me/"
+
+
+def bearer(secret: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+def test_anonymous_is_401_with_a_bearer_challenge_as_problem_json():
+    response = APIClient().get(ME)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["status"] == 401
+
+
+def test_command_prints_the_token_as_last_line_and_it_authenticates(engineer):
+    out = StringIO()
+    call_command("api_token", "create", "--user", "engineer", "--scope", "read", stdout=out)
+    secret = out.getvalue().strip().splitlines()[-1]
+    response = bearer(secret).get(ME)
+    assert response.status_code == 200
+    assert response.json() == {
+        "username": "engineer",
+        "team": "Team A",
+        "roles": ["sales-engineer"],
+        "token_scope": "read",
+    }
+    token = ApiToken.objects.get()
+    assert token.last_used_at is not None
+    # Only the SHA-256 is stored, never the secret itself.
+    assert secret not in token.key_hash
+    assert len(token.key_hash) == 64
+
+
+def test_command_for_unknown_user_fails_with_one_line():
+    with pytest.raises(CommandError, match="No user named 'ghost'"):
+        call_command("api_token", "create", "--user", "ghost", "--scope", "read")
+
+
+def test_token_secret_has_at_least_128_bits_of_randomness(engineer):
+    _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    random_part = secret.split("_", 2)[2]
+    # token_urlsafe(32): 32 random bytes = 256 bits, base64url encoded to 43 characters.
+    assert len(random_part) >= 43
+
+
+def test_revoked_token_is_refused(engineer):
+    token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ_WRITE)
+    call_command("api_token", "revoke", token.prefix, stdout=StringIO())
+    response = bearer(secret).get(ME)
+    assert response.status_code == 401
+    assert response.json()["detail"] == "Invalid or revoked API token."
+
+
+def test_wrong_token_is_401(engineer):
+    assert bearer("ezm_nope_nope").get(ME).status_code == 401
