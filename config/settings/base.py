@@ -244,7 +244,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 # A job that keeps killing its worker is given up after this many deliveries (see core.jobs).
 JOB_MAX_ATTEMPTS = env.int("JOB_MAX_ATTEMPTS", default=3)
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# Periodic work scans the database (never delayed tasks): expiring quotes, re-queueing or failing
+# background jobs whose worker died (their lease ran out).
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "expire-quotes": {"task": "quotes.tasks.expire_quotes", "schedule": 15 * 60},
+}
 # The worker logs through Django's LOGGING (JSON lines) instead of replacing the root logger.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
