@@ -1,0 +1,497 @@
+"""Reads from the catalog: the engine snapshot, price maps, compatibility and self-checks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from catalog.models import (
+    CABLE_MEDIA_FOR_CATEGORY,
+    SELLABLE_LIFECYCLES,
+    SPEC_FOR_CATEGORY,
+    CableSpec,
+    Category,
+    ContractPrice,
+    MediaChoices,
+    MediaRule,
+    PortBreakout,
+    PortGroup,
+    Price,
+    PriceList,
+    Product,
+    breakout_error,
+)
+from catalog.snapshot import finish
+from planner.engine import catalog as engine
+from planner.engine.catalog import CatalogSnapshot, FormFactor
+
+# --- Querysets ------------------------------------------------------------------------
+
+
+def product_queryset() -> QuerySet[Product]:
+    """Products with everything a page or the snapshot reads, in a fixed number of queries."""
+    return Product.objects.select_related(
+        "vendor",
+        "nic_spec",
+        "transceiver_spec",
+        "cable_spec",
+        "switch_spec",
+        "service_spec",
+        "server_spec",
+    ).prefetch_related(
+        "transceiver_spec__reaches",
+        Prefetch(
+            "switch_spec__port_groups",
+            queryset=PortGroup.objects.order_by("position", "id").prefetch_related(
+                Prefetch("breakouts", queryset=PortBreakout.objects.order_by("ways", "speed_gbps"))
+            ),
+        ),
+    )
+
+
+def sellable_products() -> QuerySet[Product]:
+    return product_queryset().filter(lifecycle__in=SELLABLE_LIFECYCLES)
+
+
+# --- Engine snapshot ------------------------------------------------------------------------
+
+
+def _common(product: Product) -> dict[str, Any]:
+    return {
+        "sku": product.sku,
+        "name": product.name_en,
+        "vendor": product.vendor.code,
+        "lifecycle": engine.Lifecycle(product.lifecycle),
+    }
+
+
+def _opt(enum: type[Any], value: str) -> Any:
+    return enum(value) if value else None
+
+
+def nic_to_engine(product: Product) -> engine.NicSpec:
+    spec = product.nic_spec
+    return engine.NicSpec(
+        **_common(product),
+        ports=spec.ports,
+        speed_gbps=spec.speed_gbps,
+        form_factor=FormFactor(spec.form_factor),
+        pcie_gen=spec.pcie_gen,
+        pcie_lanes=spec.pcie_lanes,
+        rocev2=spec.rocev2,
+        sriov_vfs=spec.sriov_vfs,
+        power_w=float(spec.power_w),
+    )
+
+
+def switch_to_engine(product: Product) -> engine.SwitchSpec:
+    spec = product.switch_spec
+    return engine.SwitchSpec(
+        **_common(product),
+        port_groups=tuple(
+            engine.PortGroup(
+                count=group.count,
+                speed_gbps=group.speed_gbps,
+                form_factor=FormFactor(group.form_factor),
+                breakouts=tuple(
+                    engine.Breakout(ways=b.ways, speed_gbps=b.speed_gbps)
+                    for b in group.breakouts.all()
+                ),
+            )
+            for group in spec.port_groups.all()
+        ),
+        switching_capacity_gbps=spec.switching_capacity_gbps,
+        power_typical_w=float(spec.power_typical_w),
+        power_max_w=float(spec.power_max_w),
+        rack_units=spec.rack_units,
+    )
+
+
+def transceiver_to_engine(product: Product) -> engine.TransceiverSpec:
+    spec = product.transceiver_spec
+    return engine.TransceiverSpec(
+        **_common(product),
+        form_factor=FormFactor(spec.form_factor),
+        speed_gbps=spec.speed_gbps,
+        standard=spec.standard,
+        media=engine.MediaKind(spec.media),
+        connector=engine.Connector(spec.connector),
+        reaches=tuple(
+            engine.Reach(fibre_type=engine.FibreType(r.fibre_type), reach_m=float(r.reach_m))
+            for r in sorted(spec.reaches.all(), key=lambda r: r.fibre_type)
+        ),
+        power_w=float(spec.power_w),
+        links_per_module=spec.links_per_module,
+        breakout_ways=spec.breakout_ways,
+    )
+
+
+def cable_to_engine(product: Product) -> engine.CableSpec:
+    spec = product.cable_spec
+    return engine.CableSpec(
+        **_common(product),
+        media=engine.MediaKind(spec.media),
+        end_a=_opt(FormFactor, spec.end_a),
+        end_b=_opt(FormFactor, spec.end_b),
+        speed_gbps=spec.speed_gbps,
+        length_m=float(spec.length_m),
+        breakout_ways=spec.breakout_ways,
+        fibre_type=_opt(engine.FibreType, spec.fibre_type),
+        connector=_opt(engine.Connector, spec.connector),
+        strands=spec.strands,
+        power_w=float(spec.power_w),
+    )
+
+
+def media_rule_to_engine(rule: MediaRule) -> engine.MediaRule:
+    return engine.MediaRule(
+        speed_gbps=rule.speed_gbps,
+        media=engine.MediaKind(rule.media),
+        max_reach_m=float(rule.max_reach_m),
+        stock_lengths_m=tuple(float(length) for length in rule.stock_lengths),
+    )
+
+
+def catalog_snapshot() -> CatalogSnapshot:
+    """The engine's view of the catalog: sellable (available and planned) products only."""
+    nics, switches, transceivers, cables = [], [], [], []
+    for product in sellable_products():
+        if product.spec is None:
+            continue  # incomplete products are reported by catalog_problems(), never sized
+        if product.category == Category.NIC:
+            nics.append(nic_to_engine(product))
+        elif product.category == Category.SWITCH:
+            switches.append(switch_to_engine(product))
+        elif product.category == Category.TRANSCEIVER:
+            transceivers.append(transceiver_to_engine(product))
+        elif product.category in CABLE_MEDIA_FOR_CATEGORY:
+            cables.append(cable_to_engine(product))
+    return finish(
+        nics=nics,
+        switches=switches,
+        transceivers=transceivers,
+        cables=cables,
+        media_rules=[media_rule_to_engine(rule) for rule in MediaRule.objects.all()],
+    )
+
+
+# --- Prices ------------------------------------------------------------------------
+
+
+def default_price_list() -> PriceList | None:
+    return PriceList.objects.filter(is_default=True).first()
+
+
+def price_lists_valid_on(day: date | None = None) -> QuerySet[PriceList]:
+    day = day or timezone.localdate()
+    return PriceList.objects.filter(valid_from__lte=day).filter(
+        Q(valid_until__isnull=True) | Q(valid_until__gte=day)
+    )
+
+
+def price_map(price_list: PriceList | None = None) -> dict[str, Decimal]:
+    """SKU -> list price on `price_list` (the default list when None), for ranking alternatives."""
+    price_list = price_list or default_price_list()
+    if price_list is None:
+        return {}
+    return dict(Price.objects.filter(price_list=price_list).values_list("product__sku", "amount"))
+
+
+@dataclass(frozen=True)
+class UnitPrice:
+    amount: Decimal
+    currency: str
+    source: str  # "contract", "tier" or "list"
+    is_sample: bool
+
+
+def unit_price(
+    product: Product,
+    *,
+    quantity: int = 1,
+    price_list: PriceList | None = None,
+    customer: Any = None,
+    day: date | None = None,
+) -> UnitPrice | None:
+    """The price of one unit: a valid contract price for the customer, else the best quantity tier,
+    else the list price."""
+    day = day or timezone.localdate()
+    price_list = price_list or default_price_list()
+    if customer is not None:
+        contract = (
+            ContractPrice.objects.filter(customer=customer, product=product, valid_from__lte=day)
+            .filter(Q(valid_until__isnull=True) | Q(valid_until__gte=day))
+            .filter(currency=price_list.currency if price_list else "CNY")
+            .order_by("-valid_from")
+            .first()
+        )
+        if contract:
+            return UnitPrice(contract.amount, contract.currency, "contract", contract.is_sample)
+    if price_list is None:
+        return None
+    price = Price.objects.filter(price_list=price_list, product=product).first()
+    if price is None:
+        return None
+    tier = price.tiers.filter(min_quantity__lte=quantity).order_by("-min_quantity").first()
+    if tier:
+        return UnitPrice(tier.unit_price, price_list.currency, "tier", price.is_sample)
+    return UnitPrice(price.amount, price_list.currency, "list", price.is_sample)
+
+
+def list_price(product: Product, price_list: PriceList | None = None) -> Price | None:
+    price_list = price_list or default_price_list()
+    if price_list is None:
+        return None
+    return (
+        Price.objects.select_related("price_list")
+        .filter(price_list=price_list, product=product)
+        .first()
+    )
+
+
+def margin(product: Product, price: Price | None) -> Decimal | None:
+    """(list - cost) / list, when both exist in the same currency."""
+    if price is None or product.cost is None or not price.amount:
+        return None
+    if price.price_list.currency != product.cost_currency:
+        return None
+    return ((price.amount - product.cost) / price.amount).quantize(Decimal("0.0001"))
+
+
+# --- Compatibility ------------------------------------------------------------------------
+
+# A cage accepts its own form factor and the older ones it is built to take (at their speed).
+CAGE_ACCEPTS: dict[str, frozenset[str]] = {
+    FormFactor.RJ45: frozenset({FormFactor.RJ45}),
+    FormFactor.SFP_PLUS: frozenset({FormFactor.SFP_PLUS}),
+    FormFactor.SFP28: frozenset({FormFactor.SFP28, FormFactor.SFP_PLUS}),
+    FormFactor.SFP56: frozenset({FormFactor.SFP56, FormFactor.SFP28, FormFactor.SFP_PLUS}),
+    FormFactor.QSFP28: frozenset({FormFactor.QSFP28}),
+    FormFactor.QSFP56: frozenset({FormFactor.QSFP56, FormFactor.QSFP28}),
+    FormFactor.QSFP112: frozenset({FormFactor.QSFP112, FormFactor.QSFP56, FormFactor.QSFP28}),
+    FormFactor.QSFP_DD: frozenset({FormFactor.QSFP_DD, FormFactor.QSFP56, FormFactor.QSFP28}),
+    FormFactor.OSFP: frozenset({FormFactor.OSFP}),
+}
+
+
+@dataclass(frozen=True)
+class Port:
+    """A port (or breakout leg) a module or cable end plugs into."""
+
+    form_factor: str
+    speed_gbps: int
+
+
+def plug_fits(plug_form_factor: str, plug_speed: int, port: Port) -> str | None:
+    """Why a plug fits a port, or None. Same form factor: same speed. An older form factor in a
+    newer cage (SFP+ in SFP28, QSFP28 in QSFP56/QSFP-DD) runs at the plug's lower speed."""
+    if plug_form_factor not in CAGE_ACCEPTS.get(port.form_factor, frozenset()):
+        return None
+    if plug_form_factor == port.form_factor:
+        if plug_speed == port.speed_gbps:
+            return _("%(ff)s %(speed)sG") % {"ff": port.form_factor, "speed": port.speed_gbps}
+        return None
+    if plug_speed < port.speed_gbps:
+        return _("%(plug)s in a %(ff)s cage, at %(speed)sG") % {
+            "plug": plug_form_factor,
+            "ff": port.form_factor,
+            "speed": plug_speed,
+        }
+    return None
+
+
+def utp_fits(spec: CableSpec, port: Port) -> str | None:
+    if port.form_factor == FormFactor.RJ45 and port.speed_gbps <= spec.speed_gbps:
+        return _("RJ45 %(speed)sG") % {"speed": port.speed_gbps}
+    return None
+
+
+@dataclass(frozen=True)
+class Compatible:
+    product: Product
+    reason: str
+
+
+def product_ports(product: Product) -> list[Port]:
+    """The ports a NIC or switch offers (switch breakouts are shown as reasons, not ports)."""
+    spec = product.spec
+    if product.category == Category.NIC and spec is not None:
+        return [Port(spec.form_factor, spec.speed_gbps)]  # type: ignore[attr-defined]
+    if product.category == Category.SWITCH and spec is not None:
+        return [Port(g.form_factor, g.speed_gbps) for g in spec.port_groups.all()]  # type: ignore[attr-defined]
+    return []
+
+
+def _switch_breakouts(product: Product) -> list[tuple[Port, int, int]]:
+    """(port, ways, speed per way) for every breakout mode of a switch."""
+    if product.category != Category.SWITCH or product.spec is None:
+        return []
+    return [
+        (Port(g.form_factor, g.speed_gbps), b.ways, b.speed_gbps)
+        for g in product.switch_spec.port_groups.all()
+        for b in g.breakouts.all()
+    ]
+
+
+def _cable_fits_port(spec: CableSpec, port: Port) -> str | None:
+    if spec.media == MediaChoices.UTP:
+        return utp_fits(spec, port)
+    reason = plug_fits(spec.end_a, spec.speed_gbps, port)
+    if reason:
+        return _("end A: %(reason)s") % {"reason": reason}
+    reason = plug_fits(spec.end_b, spec.leg_speed_gbps, port)
+    if reason:
+        if spec.breakout_ways > 1:
+            return _("breakout leg: %(reason)s") % {"reason": reason}
+        return _("end B: %(reason)s") % {"reason": reason}
+    return None
+
+
+def _fibre_fits_transceiver(fibre: CableSpec, transceiver: Any) -> str | None:
+    if fibre.connector != transceiver.connector or fibre.media != transceiver.media:
+        return None
+    reaches = {r.fibre_type: r.reach_m for r in transceiver.reaches.all()}
+    if fibre.fibre_type not in reaches:
+        return None
+    if fibre.length_m > reaches[fibre.fibre_type]:
+        return None
+    return _("%(connector)s %(fibre)s, within %(reach)s m") % {
+        "connector": fibre.connector,
+        "fibre": fibre.fibre_type,
+        "reach": format(reaches[fibre.fibre_type].normalize(), "f"),
+    }
+
+
+def compatible_items(
+    product: Product, candidates: Iterable[Product] | None = None
+) -> list[Compatible]:
+    """What plugs into, or is plugged by, `product`, each with the reason it fits.
+
+    NIC/switch -> transceivers and cables for its ports (and switch breakout cables); transceiver ->
+    NICs/switches it fits and fibre for its connector; cable -> NICs/switches either end fits;
+    fibre -> transceivers with its connector, media and a reach at least its length."""
+    pool = list(candidates) if candidates is not None else list(sellable_products())
+    pool = [p for p in pool if p.pk != product.pk and p.spec is not None]
+    found: list[Compatible] = []
+    spec = product.spec
+    if spec is None:
+        return found
+
+    if product.category in (Category.NIC, Category.SWITCH):
+        ports = product_ports(product)
+        breakouts = _switch_breakouts(product)
+        for other in pool:
+            reason: str | None = None
+            if other.category == Category.TRANSCEIVER:
+                t = other.transceiver_spec
+                reason = next(
+                    (r for p in ports if (r := plug_fits(t.form_factor, t.speed_gbps, p))), None
+                )
+            elif other.category in (Category.COPPER_CABLE, Category.AOC):
+                c = other.cable_spec
+                if c.breakout_ways > 1:
+                    for port, ways, speed in breakouts:
+                        if (
+                            c.breakout_ways == ways
+                            and c.leg_speed_gbps == speed
+                            and plug_fits(c.end_a, c.speed_gbps, port)
+                        ):
+                            reason = _("%(ff)s port broken out %(ways)s x %(speed)sG") % {
+                                "ff": port.form_factor,
+                                "ways": ways,
+                                "speed": speed,
+                            }
+                            break
+                if reason is None:
+                    reason = next((r for p in ports if (r := _cable_fits_port(c, p))), None)
+            if reason:
+                found.append(Compatible(other, reason))
+
+    elif product.category == Category.TRANSCEIVER:
+        t = product.transceiver_spec
+        for other in pool:
+            reason = None
+            if other.category in (Category.NIC, Category.SWITCH):
+                reason = next(
+                    (
+                        r
+                        for p in product_ports(other)
+                        if (r := plug_fits(t.form_factor, t.speed_gbps, p))
+                    ),
+                    None,
+                )
+            elif other.category == Category.FIBRE:
+                reason = _fibre_fits_transceiver(other.cable_spec, t)
+            if reason:
+                found.append(Compatible(other, reason))
+
+    elif product.category in (Category.COPPER_CABLE, Category.AOC):
+        c = product.cable_spec
+        for other in pool:
+            if other.category in (Category.NIC, Category.SWITCH):
+                reason = next(
+                    (r for p in product_ports(other) if (r := _cable_fits_port(c, p))), None
+                )
+                if reason:
+                    found.append(Compatible(other, reason))
+
+    elif product.category == Category.FIBRE:
+        c = product.cable_spec
+        for other in pool:
+            if other.category == Category.TRANSCEIVER:
+                reason = _fibre_fits_transceiver(c, other.transceiver_spec)
+                if reason:
+                    found.append(Compatible(other, reason))
+
+    found.sort(key=lambda item: (item.product.category, item.product.sku))
+    return found
+
+
+# --- Self-checks ----------------------------------------------------------------------------------
+
+
+def catalog_problems(products: Iterable[Product] | None = None) -> list[str]:
+    """Everything that would make the catalog unusable for sizing or quoting, one line per problem:
+    missing or incomplete specs, cable ends that are not form factors, breakouts that do not
+    divide their port, sellable products without a list price on the default list."""
+    problems: list[str] = []
+    items = list(products) if products is not None else list(product_queryset())
+    prices = price_map()
+    valid_form_factors = {ff.value for ff in FormFactor}
+    for product in items:
+        spec = product.spec
+        if spec is None:
+            problems.append(f"{product.sku}: no {SPEC_FOR_CATEGORY[product.category]}")
+            continue
+        if product.category == Category.TRANSCEIVER and not product.transceiver_spec.reaches.all():
+            problems.append(f"{product.sku}: no reach")
+        if product.category == Category.SWITCH:
+            groups = list(product.switch_spec.port_groups.all())
+            if not groups:
+                problems.append(f"{product.sku}: no port groups")
+            for group in groups:
+                for breakout in group.breakouts.all():
+                    message = breakout_error(group.speed_gbps, breakout.ways, breakout.speed_gbps)
+                    if message:
+                        problems.append(f"{product.sku}: {group}: {message}")
+        if product.category in CABLE_MEDIA_FOR_CATEGORY:
+            cable = product.cable_spec
+            if not cable.is_fibre:
+                for end in (cable.end_a, cable.end_b):
+                    if end not in valid_form_factors:
+                        problems.append(f"{product.sku}: cable end {end!r} is not a form factor")
+        if (
+            product.lifecycle in SELLABLE_LIFECYCLES
+            and product.category != Category.CUSTOMER_SUPPLIED
+            and prices
+            and product.sku not in prices
+        ):
+            problems.append(f"{product.sku}: no list price on the default price list")
+    return problems

@@ -1,0 +1,200 @@
+"""Build the engine's `CatalogSnapshot` from the seed file's plain data (pure: no Django, no DB).
+
+`catalog.selectors.catalog_snapshot()` builds the same snapshot from the database; a test proves
+the two are equal after `load_catalog`. Both sort the same way (products by SKU, media rules by
+speed and media, reaches by fibre type, breakouts by ways, port groups in their listed order) and
+both stamp the snapshot with `snapshot_version()`, a hash of its content, so that a saved design
+can tell whether the catalog it was sized against has changed."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from planner.engine.catalog import (
+    Breakout,
+    CableSpec,
+    CatalogSnapshot,
+    Connector,
+    FibreType,
+    FormFactor,
+    Lifecycle,
+    MediaKind,
+    MediaRule,
+    NicSpec,
+    PortGroup,
+    Reach,
+    SwitchSpec,
+    TransceiverSpec,
+)
+
+SELLABLE = frozenset({Lifecycle.PLANNED, Lifecycle.AVAILABLE})
+CABLE_CATEGORIES = frozenset({"copper_cable", "aoc", "fibre"})
+SEED_FORMAT = "ezmax-catalog/1"
+
+
+def snapshot_version(snapshot: CatalogSnapshot) -> str:
+    """A short hash of everything the engine reads (not of prices or names in other languages)."""
+    content = repr(
+        (
+            snapshot.nics,
+            snapshot.switches,
+            snapshot.transceivers,
+            snapshot.cables,
+            snapshot.media_rules,
+        )
+    )
+    return "sha256:" + hashlib.sha256(content.encode()).hexdigest()[:16]
+
+
+def finish(
+    *,
+    nics: Iterable[NicSpec],
+    switches: Iterable[SwitchSpec],
+    transceivers: Iterable[TransceiverSpec],
+    cables: Iterable[CableSpec],
+    media_rules: Iterable[MediaRule],
+) -> CatalogSnapshot:
+    """Sort every group the canonical way and stamp the version."""
+    snapshot = CatalogSnapshot(
+        nics=tuple(sorted(nics, key=lambda item: item.sku)),
+        switches=tuple(sorted(switches, key=lambda item: item.sku)),
+        transceivers=tuple(sorted(transceivers, key=lambda item: item.sku)),
+        cables=tuple(sorted(cables, key=lambda item: item.sku)),
+        media_rules=tuple(
+            sorted(media_rules, key=lambda rule: (rule.speed_gbps, rule.media.value))
+        ),
+    )
+    return replace(snapshot, version=snapshot_version(snapshot))
+
+
+def _optional(enum: type[Any], value: Any) -> Any:
+    return enum(value) if value else None
+
+
+def _common(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "sku": entry["sku"],
+        "name": entry["name"]["en"],
+        "vendor": entry["vendor"],
+        "lifecycle": Lifecycle(entry["lifecycle"]),
+    }
+
+
+def _nic(entry: Mapping[str, Any]) -> NicSpec:
+    spec = entry["spec"]
+    return NicSpec(
+        **_common(entry),
+        ports=int(spec["ports"]),
+        speed_gbps=int(spec["speed_gbps"]),
+        form_factor=FormFactor(spec["form_factor"]),
+        pcie_gen=int(spec["pcie_gen"]),
+        pcie_lanes=int(spec["pcie_lanes"]),
+        rocev2=bool(spec["rocev2"]),
+        sriov_vfs=int(spec["sriov_vfs"]),
+        power_w=float(spec["power_w"]),
+    )
+
+
+def _switch(entry: Mapping[str, Any]) -> SwitchSpec:
+    spec = entry["spec"]
+    groups = tuple(
+        PortGroup(
+            count=int(group["count"]),
+            speed_gbps=int(group["speed_gbps"]),
+            form_factor=FormFactor(group["form_factor"]),
+            breakouts=tuple(
+                sorted(
+                    (
+                        Breakout(ways=int(b["ways"]), speed_gbps=int(b["speed_gbps"]))
+                        for b in group.get("breakouts", [])
+                    ),
+                    key=lambda b: (b.ways, b.speed_gbps),
+                )
+            ),
+        )
+        for group in spec["port_groups"]
+    )
+    return SwitchSpec(
+        **_common(entry),
+        port_groups=groups,
+        switching_capacity_gbps=int(spec["switching_capacity_gbps"]),
+        power_typical_w=float(spec["power_typical_w"]),
+        power_max_w=float(spec["power_max_w"]),
+        rack_units=int(spec["rack_units"]),
+    )
+
+
+def _transceiver(entry: Mapping[str, Any]) -> TransceiverSpec:
+    spec = entry["spec"]
+    reaches = tuple(
+        Reach(fibre_type=FibreType(fibre), reach_m=float(reach))
+        for fibre, reach in sorted(spec["reaches"].items())
+    )
+    return TransceiverSpec(
+        **_common(entry),
+        form_factor=FormFactor(spec["form_factor"]),
+        speed_gbps=int(spec["speed_gbps"]),
+        standard=spec["standard"],
+        media=MediaKind(spec["media"]),
+        connector=Connector(spec["connector"]),
+        reaches=reaches,
+        power_w=float(spec["power_w"]),
+        links_per_module=int(spec.get("links_per_module", 1)),
+        breakout_ways=int(spec.get("breakout_ways", 1)),
+    )
+
+
+def _cable(entry: Mapping[str, Any]) -> CableSpec:
+    spec = entry["spec"]
+    return CableSpec(
+        **_common(entry),
+        media=MediaKind(spec["media"]),
+        end_a=_optional(FormFactor, spec.get("end_a")),
+        end_b=_optional(FormFactor, spec.get("end_b")),
+        speed_gbps=int(spec.get("speed_gbps", 0)),
+        length_m=float(spec["length_m"]),
+        breakout_ways=int(spec.get("breakout_ways", 1)),
+        fibre_type=_optional(FibreType, spec.get("fibre_type")),
+        connector=_optional(Connector, spec.get("connector")),
+        strands=int(spec.get("strands", 0)),
+        power_w=float(spec.get("power_w", 0)),
+    )
+
+
+def _media_rule(entry: Mapping[str, Any]) -> MediaRule:
+    return MediaRule(
+        speed_gbps=int(entry["speed_gbps"]),
+        media=MediaKind(entry["media"]),
+        max_reach_m=float(entry["max_reach_m"]),
+        stock_lengths_m=tuple(float(length) for length in entry.get("stock_lengths_m", [])),
+    )
+
+
+def snapshot_from_seed(data: Mapping[str, Any]) -> CatalogSnapshot:
+    """The snapshot the seed file describes: sellable (planned or available) products only."""
+    nics: list[NicSpec] = []
+    switches: list[SwitchSpec] = []
+    transceivers: list[TransceiverSpec] = []
+    cables: list[CableSpec] = []
+    for entry in data.get("products", []):
+        if Lifecycle(entry["lifecycle"]) not in SELLABLE:
+            continue
+        category = entry["category"]
+        if category == "nic":
+            nics.append(_nic(entry))
+        elif category == "switch":
+            switches.append(_switch(entry))
+        elif category == "transceiver":
+            transceivers.append(_transceiver(entry))
+        elif category in CABLE_CATEGORIES:
+            cables.append(_cable(entry))
+    return finish(
+        nics=nics,
+        switches=switches,
+        transceivers=transceivers,
+        cables=cables,
+        media_rules=[_media_rule(rule) for rule in data.get("media_rules", [])],
+    )
