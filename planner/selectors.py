@@ -1,0 +1,51 @@
+"""Reads for designs, and the catalog snapshot the engine sizes against."""
+
+import time
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
+from django.db.models import Q, QuerySet
+
+from catalog.selectors import catalog_snapshot
+from core.selectors import user_team
+from planner.engine.catalog import CatalogSnapshot
+from planner.models import Design
+
+CATALOG_REVISION_KEY = "planner:catalog-revision"
+# Even without a change signal (e.g. a bulk SQL edit), a snapshot is never older than this.
+SNAPSHOT_MAX_AGE_S = 300.0
+
+_snapshot: tuple[str, float, CatalogSnapshot] | None = None
+
+
+def catalog_changed() -> None:
+    """Called whenever a catalog row is saved or deleted (see planner.signals)."""
+    cache.set(CATALOG_REVISION_KEY, uuid.uuid4().hex, None)
+
+
+def current_catalog() -> CatalogSnapshot:
+    """The catalog snapshot, rebuilt only when the catalog changed: building it costs far more
+    than sizing a design. The revision lives in the shared cache, so every process notices."""
+    global _snapshot
+    revision = cache.get(CATALOG_REVISION_KEY)
+    if revision is None:
+        revision = uuid.uuid4().hex
+        cache.add(CATALOG_REVISION_KEY, revision, None)
+        revision = cache.get(CATALOG_REVISION_KEY, revision)
+    now = time.monotonic()
+    if _snapshot is None or _snapshot[0] != revision or now - _snapshot[1] > SNAPSHOT_MAX_AGE_S:
+        _snapshot = (revision, now, catalog_snapshot())
+    return _snapshot[2]
+
+
+def designs_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Design]:
+    """An engineer sees designs of their own and of their team; an administrator sees all."""
+    designs = Design.objects.select_related("owner", "team", "customer")
+    if not user.is_authenticated:
+        return designs.none()
+    if getattr(user, "is_superuser", False):
+        return designs
+    team = user_team(user)
+    mine = Q(owner=user)
+    return designs.filter(mine | Q(team=team)) if team else designs.filter(mine)
