@@ -1,0 +1,211 @@
+"""The result of sizing: a frozen tree that the serializer, the cabling plan, the graph checks and
+the topology drawing all read. Counts only; individual links and cables are never materialised
+here (see `cabling.iter_cabling` for the per-cable view)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.engine.catalog import MediaKind
+from planner.engine.request import DesignRequest
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeafGroup:
+    """`count` identical leaf groups (a scalable unit, a rack, or one leaf of packed endpoints)."""
+
+    count: int
+    servers: int  # endpoints (servers, or ports for packed planes) in one group
+    leaves: int  # leaves in one group
+    downlinks_per_leaf: int  # server-facing links actually used on each leaf
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaneShape:
+    """The arithmetic skeleton of one plane's fabric; enough to rebuild any link deterministically.
+
+    Leaves are numbered group by group; group `g` belongs to pod `g // groups_per_pod`. Spine `j`
+    of a pod connects to every leaf of the pod with `leaf_spine_links` links; core `c` belongs to
+    core group `c // cores_per_group`, which serves spine `j = c // cores_per_group` of every pod
+    with `spine_core_links` links."""
+
+    plane: str
+    style: str  # rail | rail-plane | tor | packed
+    fabric_planes: int  # identical, disconnected copies (rail-plane: one per rail group)
+    tiers: int  # 1, 2 or 3
+    nic_speed_gbps: int
+    ports_per_server: int  # per fabric plane
+    links_per_server_per_leaf: int
+    servers: int  # servers (or endpoints for packed planes) attached to each fabric plane
+    group_servers: int  # servers in a full leaf group
+    leaf_groups: tuple[LeafGroup, ...]
+    leaf_downlinks: int  # design value (a full group's leaf)
+    leaf_uplinks: int
+    uplink_speed_gbps: int
+    groups_per_pod: int
+    pods: int
+    spines_per_pod: int
+    leaf_spine_links: int
+    spine_downlinks: int
+    spine_uplinks: int
+    core_speed_gbps: int
+    cores_per_group: int
+    spine_core_links: int
+    extra_endpoints: int = 0  # storage nodes' or switches' management ports in packed planes
+
+    @property
+    def groups(self) -> int:
+        return sum(group.count for group in self.leaf_groups)
+
+    @property
+    def leaves(self) -> int:
+        """Leaves per fabric plane."""
+        return sum(group.count * group.leaves for group in self.leaf_groups)
+
+    @property
+    def leaves_per_group(self) -> int:
+        return self.leaf_groups[0].leaves
+
+    @property
+    def spines(self) -> int:
+        return self.pods * self.spines_per_pod if self.tiers >= 2 else 0
+
+    @property
+    def cores(self) -> int:
+        return self.spines_per_pod * self.cores_per_group if self.tiers == 3 else 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TierDesign:
+    plane: str
+    role: str  # leaf | spine | core
+    switch: str  # SKU or inline spec label
+    sku: str | None
+    description: str
+    count: int
+    physical_ports: int
+    ports_used: int  # physical, on the busiest switch of the tier
+    ports_free: int
+    downlinks: int  # logical, per switch
+    uplinks: int
+    downlink_speed_gbps: int
+    uplink_speed_gbps: int
+    downlink_breakout: str  # "" when native, e.g. "2x400G"
+    uplink_breakout: str
+    oversubscription_target: float | None
+    oversubscription: float | None  # achieved downlink:uplink bandwidth; None without uplinks
+    power_w: int  # per switch
+    rack_units: int  # per switch
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkGroup:
+    """Identical links between two tiers: three separate counts, because a breakout cable or a
+    twin-port module carries several links."""
+
+    plane: str
+    a: str  # lower tier: server, storage, leaf, spine
+    b: str
+    links: int
+    speed_gbps: int
+    media: MediaKind
+    length_m: float  # stock length sold
+    cable_sku: str
+    cables: int
+    links_per_cable: int
+    transceiver_sku_a: str | None = None
+    transceiver_sku_b: str | None = None
+    transceivers: int = 0
+    links_per_transceiver_a: int = 1
+    links_per_transceiver_b: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class LengthBin:
+    a: str
+    b: str
+    length_m: float
+    links: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class BomLine:
+    sku: str
+    description: str
+    quantity: int
+    power_w: int  # total for the line
+    rack_units: int  # total for the line
+    plane: str
+    tier: str  # leaf, spine, core, server, server-leaf, leaf-spine, ...
+    category: str  # nic, switch, transceiver, cable
+
+
+@dataclass(frozen=True, kw_only=True)
+class DesignWarning:
+    code: str
+    message: str
+    action: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Growth:
+    """How far the design grows: with the switches it has, and with its tier count."""
+
+    max_gpus_current_spines: int  # add leaves (and SUs) only, keep the top tier as built
+    max_gpus_same_tiers: int  # add spines/cores of the same model, no new tier
+    free_server_slots: int  # servers that fit on free leaf ports of partial groups today
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaneDesign:
+    name: str  # compute | storage | frontend | oob
+    style: str
+    shape: PlaneShape
+    tiers: tuple[TierDesign, ...]
+    links: tuple[LinkGroup, ...]
+    lengths: tuple[LengthBin, ...]
+    bisection_gbps: int
+    bandwidth_per_server_gbps: int
+    bandwidth_per_gpu_gbps: float
+    leaf_downlink_gbps: int
+    leaf_uplink_gbps: int
+    growth: Growth
+
+    def tier(self, role: str) -> TierDesign | None:
+        return next((tier for tier in self.tiers if tier.role == role), None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Design:
+    request: DesignRequest
+    gpus: int
+    gpus_per_server: int
+    servers: int
+    scalable_units: int
+    racks: int  # compute racks
+    planes: tuple[PlaneDesign, ...]
+    bom: tuple[BomLine, ...]
+    power_w: int  # all network equipment: NICs, switches, optics, active cables
+    power_per_rack_w: int  # network equipment in one full compute rack
+    warnings: tuple[DesignWarning, ...]
+    notes: tuple[str, ...] = field(default=())  # trade-offs, for alternatives
+    cost: str | None = None  # Decimal as text, when prices were given
+
+    @property
+    def compute(self) -> PlaneDesign:
+        return self.planes[0]
+
+    def plane(self, name: str) -> PlaneDesign | None:
+        return next((plane for plane in self.planes if plane.name == name), None)
+
+    @property
+    def links_total(self) -> int:
+        return sum(group.links for plane in self.planes for group in plane.links)
+
+    @property
+    def cables_total(self) -> int:
+        return sum(group.cables for plane in self.planes for group in plane.links)
+
+    @property
+    def transceivers_total(self) -> int:
+        return sum(group.transceivers for plane in self.planes for group in plane.links)

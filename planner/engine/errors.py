@@ -1,0 +1,23 @@
+"""Why a valid request still has no design, in the words a sales engineer would use."""
+
+from __future__ import annotations
+
+
+class DesignError(Exception):
+    """No design fits the request; the message is one line naming what and why."""
+
+
+class FabricTooLarge(DesignError):
+    """Three tiers of the chosen switches cannot reach the requested size."""
+
+
+class SwitchMismatch(DesignError):
+    """Two tiers share no port speed, or a switch cannot serve the NIC speed."""
+
+
+class MediaUnavailable(DesignError):
+    """No media in the catalog carries a link of this speed over this length."""
+
+
+class NoDesign(DesignError):
+    """Every alternative that was tried failed."""

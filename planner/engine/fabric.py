@@ -1,0 +1,376 @@
+"""Clos arithmetic: leaves, spines and cores for one plane, computed in closed form.
+
+Every count is derived from port counts and the oversubscription target; nothing is enumerated,
+so sizing 131,072 GPUs costs the same as sizing 8 (loops run over port counts, never servers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from planner.engine.design import Growth, LeafGroup, PlaneShape
+from planner.engine.errors import FabricTooLarge, SwitchMismatch
+from planner.engine.ports import SwitchModel, leaf_capacity
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaneInput:
+    plane: str
+    style: str  # rail | rail-plane | tor | packed
+    servers: int
+    ports_per_server: int  # all of a server's ports on this plane
+    nic_speed_gbps: int
+    leaf: SwitchModel
+    spine: SwitchModel
+    core: SwitchModel
+    leaf_oversubscription: Fraction
+    spine_oversubscription: Fraction
+    dual_homing: bool = False
+    rails_per_plane: int = 1
+    servers_per_rack: int = 4
+    extra_endpoints: int = 0  # packed planes: storage-node ports, management ports
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def smallest_divisor_at_least(n: int, low: int) -> int | None:
+    """Smallest divisor of n that is >= low: the fewest spines over which n uplinks spread
+    evenly (issue 3: "the number of spines a leaf connects to divides its uplinks")."""
+    for candidate in range(max(1, low), n + 1):
+        if n % candidate == 0:
+            return candidate
+    return None
+
+
+def uplink_speed(
+    lower: SwitchModel, upper: SwitchModel, floor_gbps: int, prefer_radix: bool
+) -> int | None:
+    """The logical speed of links between two tiers.
+
+    Rail fabrics keep one speed end to end and run the upper tier at its largest radix (a 64x800
+    switch as 128x400, which is how k^2/2 counts it). Classic ToR fabrics uplink at the leaf's
+    fastest native ports (a 48x25G + 8x100G leaf uplinks at 100G)."""
+    common = [
+        s
+        for s in upper.speeds_gbps()
+        if s >= floor_gbps and lower.logical_ports(s) > 0 and upper.logical_ports(s) > 0
+    ]
+    if not common:
+        return None
+    if prefer_radix:
+        return max(common, key=lambda s: (upper.logical_ports(s), s))
+    natives = sorted({g.speed_gbps for g in lower.port_groups}, reverse=True)
+    for speed in natives:
+        if speed in common:
+            return speed
+    return max(common)
+
+
+def split_ports(
+    model: SwitchModel, down_gbps: int, up_gbps: int, target: Fraction
+) -> tuple[int, int]:
+    """Most downlinks d with u uplinks such that d*down : u*up <= target; u is the fewest that
+    meets the target, so the achieved ratio is as close to it as whole ports allow."""
+
+    def uplinks_needed(d: int) -> int:
+        return max(1, ceil_div_frac(Fraction(d * down_gbps), target * up_gbps))
+
+    def fits(d: int) -> bool:
+        cap = leaf_capacity(model, down_gbps, up_gbps, d)
+        return cap is not None and uplinks_needed(d) <= cap[0]
+
+    low, high = 0, model.logical_ports(down_gbps)
+    while low < high:  # fits() is monotone: fewer downlinks never need more uplinks
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    if low == 0:
+        raise SwitchMismatch(
+            f"{model.label} has no room for both {down_gbps}G downlinks and {up_gbps}G uplinks."
+        )
+    return low, uplinks_needed(low)
+
+
+def ceil_div_frac(a: Fraction, b: Fraction) -> int:
+    quotient = a / b
+    return -(-quotient.numerator // quotient.denominator)
+
+
+def _groups(total: int, per_group: int, leaves: int, links_per_leaf: int) -> tuple[LeafGroup, ...]:
+    full, rest = divmod(total, per_group)
+    groups: list[LeafGroup] = []
+    if full:
+        groups.append(
+            LeafGroup(
+                count=full,
+                servers=per_group,
+                leaves=leaves,
+                downlinks_per_leaf=per_group * links_per_leaf,
+            )
+        )
+    if rest:
+        groups.append(
+            LeafGroup(
+                count=1, servers=rest, leaves=leaves, downlinks_per_leaf=rest * links_per_leaf
+            )
+        )
+    return tuple(groups)
+
+
+def plan_plane(spec: PlaneInput) -> PlaneShape:
+    """Size one plane: single tier if it fits one switch (or a pair), else two, else three."""
+    nic = spec.nic_speed_gbps
+    if spec.style == "rail-plane":
+        fabric_planes = spec.ports_per_server // spec.rails_per_plane
+        ports = spec.rails_per_plane
+    else:
+        fabric_planes, ports = 1, spec.ports_per_server
+    if spec.style in ("rail", "rail-plane"):
+        leaves_per_group, per_leaf = ports, 1
+    elif spec.style == "tor":
+        leaves_per_group = 2 if spec.dual_homing else 1
+        per_leaf = ports // leaves_per_group
+    else:  # packed endpoints: every port is its own "server" of one link
+        leaves_per_group, per_leaf = 1, 1
+    endpoints = spec.servers if spec.style != "packed" else spec.servers * ports
+    endpoints += spec.extra_endpoints if spec.style == "packed" else 0
+
+    k_leaf = spec.leaf.logical_ports(nic)
+    if k_leaf == 0:
+        raise SwitchMismatch(f"{spec.plane} leaf {spec.leaf.label} cannot run {nic}G ports.")
+
+    base = {
+        "plane": spec.plane,
+        "style": spec.style,
+        "fabric_planes": fabric_planes,
+        "nic_speed_gbps": nic,
+        "ports_per_server": ports,
+        "links_per_server_per_leaf": per_leaf,
+        "servers": endpoints,
+        "extra_endpoints": spec.extra_endpoints if spec.style == "packed" else 0,
+    }
+    no_spines = {
+        "uplink_speed_gbps": 0,
+        "leaf_uplinks": 0,
+        "groups_per_pod": 1,
+        "pods": 1,
+        "spines_per_pod": 0,
+        "leaf_spine_links": 0,
+        "spine_downlinks": 0,
+        "spine_uplinks": 0,
+        "core_speed_gbps": 0,
+        "cores_per_group": 0,
+        "spine_core_links": 0,
+    }
+
+    # One switch per fabric plane carries every port of every server (or one redundant pair
+    # when dual-homed): no spine needed (media-and-fabric-facts, design rules).
+    single_leaves = 2 if spec.style == "tor" and spec.dual_homing else 1
+    single_per_leaf = 1 if spec.style == "packed" else ports // single_leaves
+    single_links = endpoints * single_per_leaf
+    if single_links <= k_leaf:
+        return PlaneShape(
+            **{**base, "links_per_server_per_leaf": single_per_leaf},
+            tiers=1,
+            group_servers=endpoints,
+            leaf_groups=(
+                LeafGroup(count=1, servers=endpoints, leaves=single_leaves,
+                          downlinks_per_leaf=single_links),
+            ),
+            leaf_downlinks=single_links,
+            **no_spines,
+        )  # fmt: skip
+
+    prefer_radix = spec.style in ("rail", "rail-plane")
+    up = uplink_speed(spec.leaf, spec.spine, nic, prefer_radix)
+    if up is None:
+        raise SwitchMismatch(
+            f"{spec.plane} leaf {spec.leaf.label} and spine {spec.spine.label} share no port "
+            f"speed of {nic}G or more."
+        )
+    d_max, _ = split_ports(spec.leaf, nic, up, spec.leaf_oversubscription)
+    if spec.style == "tor":
+        group_servers = min(spec.servers_per_rack, d_max // per_leaf)
+        if group_servers == 0:
+            raise SwitchMismatch(
+                f"{spec.plane} leaf {spec.leaf.label} cannot take the {per_leaf} ports of one "
+                "server."
+            )
+    else:
+        group_servers = d_max
+    d = group_servers * per_leaf
+    u = max(1, ceil_div_frac(Fraction(d * nic), spec.leaf_oversubscription * up))
+    groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
+    leaves = sum(g.count * g.leaves for g in groups)
+    k_spine = spec.spine.logical_ports(up)
+
+    spines = smallest_divisor_at_least(u, ceil_div(leaves * u, k_spine))
+    if spines is not None:
+        return PlaneShape(
+            **base,
+            tiers=2,
+            group_servers=group_servers,
+            leaf_groups=groups,
+            leaf_downlinks=d,
+            leaf_uplinks=u,
+            uplink_speed_gbps=up,
+            groups_per_pod=sum(g.count for g in groups),
+            pods=1,
+            spines_per_pod=spines,
+            leaf_spine_links=u // spines,
+            spine_downlinks=leaves * (u // spines),
+            spine_uplinks=0,
+            core_speed_gbps=0,
+            cores_per_group=0,
+            spine_core_links=0,
+        )
+
+    core_up = uplink_speed(spec.spine, spec.core, up, prefer_radix)
+    if core_up is None:
+        raise SwitchMismatch(
+            f"{spec.plane} spine {spec.spine.label} and core {spec.core.label} share no port "
+            f"speed of {up}G or more."
+        )
+    d_spine, _ = split_ports(spec.spine, up, core_up, spec.spine_oversubscription)
+    # Three tiers: each leaf reaches every spine of its pod once, so a pod holds as many leaf
+    # groups as a spine has downlinks for.
+    groups_per_pod = d_spine // leaves_per_group
+    if groups_per_pod == 0:
+        raise FabricTooLarge(
+            f"{spec.plane}: a spine {spec.spine.label} with {d_spine} downlinks cannot reach the "
+            f"{leaves_per_group} leaves of one group."
+        )
+    spine_down = groups_per_pod * leaves_per_group
+    u_spine = max(
+        1, ceil_div_frac(Fraction(spine_down * up), spec.spine_oversubscription * core_up)
+    )
+    total_groups = sum(g.count for g in groups)
+    pods = ceil_div(total_groups, groups_per_pod)
+    k_core = spec.core.logical_ports(core_up)
+    per_group = smallest_divisor_at_least(u_spine, ceil_div(pods * u_spine, k_core))
+    if per_group is None:
+        limit = k_core * groups_per_pod * group_servers
+        unit = "endpoints" if spec.style == "packed" else "servers"
+        raise FabricTooLarge(
+            f"{spec.plane}: {endpoints:,} {unit} need {pods} pods but three tiers of "
+            f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label} reach {k_core} pods "
+            f"({limit:,} {unit}) at the requested oversubscription."
+        )
+    return PlaneShape(
+        **base,
+        tiers=3,
+        group_servers=group_servers,
+        leaf_groups=groups,
+        leaf_downlinks=d,
+        leaf_uplinks=u,
+        uplink_speed_gbps=up,
+        groups_per_pod=groups_per_pod,
+        pods=pods,
+        spines_per_pod=u,
+        leaf_spine_links=1,
+        spine_downlinks=spine_down,
+        spine_uplinks=u_spine,
+        core_speed_gbps=core_up,
+        cores_per_group=per_group,
+        spine_core_links=u_spine // per_group,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures derived from a shape
+
+
+def leaf_downlinks_at(shape: PlaneShape, index: int) -> int:
+    """Server-facing links in use on leaf `index` (within one fabric plane)."""
+    for group in shape.leaf_groups:
+        span = group.count * group.leaves
+        if index < span:
+            return group.downlinks_per_leaf
+        index -= span
+    raise IndexError(index)
+
+
+def _supply(shape: PlaneShape, start: int, stop: int) -> int:
+    """Sum over leaves [start, stop) of what each can push into the fabric, in Gbps."""
+    total = 0
+    up_gbps = shape.leaf_uplinks * shape.uplink_speed_gbps
+    offset = 0
+    for group in shape.leaf_groups:
+        span = group.count * group.leaves
+        lo, hi = max(start, offset), min(stop, offset + span)
+        if hi > lo:
+            total += (hi - lo) * min(group.downlinks_per_leaf * shape.nic_speed_gbps, up_gbps)
+        offset += span
+    return total
+
+
+def bisection_gbps(shape: PlaneShape) -> int:
+    """Max flow from the first half of each fabric plane's leaves to the second half, with each
+    leaf's servers as the source or sink. `graph.validate` computes the same cut by max-flow.
+
+    Two tiers: every leaf reaches every spine evenly, so only the leaves limit the flow. Three
+    tiers: a pod exports at most its spines' core uplinks; a pod split by the halving line
+    exchanges traffic internally first, which needs no core capacity."""
+    if shape.tiers == 1:
+        return shape.servers * shape.links_per_server_per_leaf * shape.nic_speed_gbps // 2
+    leaves = shape.leaves
+    half = leaves // 2
+    if shape.tiers == 2:
+        per_plane = min(_supply(shape, 0, half), _supply(shape, half, leaves))
+        return per_plane * shape.fabric_planes
+    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
+    pod_up = shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
+    a_ext = b_ext = internal = 0
+    a_rest = b_rest = 0
+    for pod in range(shape.pods):
+        start, stop = pod * pod_leaves, min(leaves, (pod + 1) * pod_leaves)
+        if stop <= half:
+            a_ext += min(_supply(shape, start, stop), pod_up)
+        elif start >= half:
+            b_ext += min(_supply(shape, start, stop), pod_up)
+        else:
+            x, y = _supply(shape, start, half), _supply(shape, half, stop)
+            internal = min(x, y)
+            a_rest, b_rest = min(x - internal, pod_up), min(y - internal, pod_up)
+    per_plane = internal + min(a_ext + a_rest, b_ext + b_rest)
+    return per_plane * shape.fabric_planes
+
+
+def growth(
+    shape: PlaneShape,
+    gpus_per_server: int,
+    leaf: SwitchModel,
+    spine: SwitchModel,
+    core: SwitchModel,
+) -> Growth:
+    """Servers are counted per fabric plane; every plane grows together."""
+    to_gpus = gpus_per_server if shape.style != "packed" else 1
+    free_slots = 0
+    if shape.tiers > 1 and shape.leaf_groups[-1].servers < shape.group_servers:
+        free_slots = shape.group_servers - shape.leaf_groups[-1].servers
+    if shape.tiers == 1:
+        most = leaf.logical_ports(shape.nic_speed_gbps) // shape.links_per_server_per_leaf
+        free_slots = most - shape.servers
+        return Growth(
+            max_gpus_current_spines=most * to_gpus,
+            max_gpus_same_tiers=most * to_gpus,
+            free_server_slots=free_slots,
+        )
+    per_group = shape.group_servers
+    if shape.tiers == 2:
+        k_spine = spine.logical_ports(shape.uplink_speed_gbps)
+        current = (k_spine // shape.leaf_spine_links) // shape.leaves_per_group
+        same = k_spine // shape.leaves_per_group
+    else:
+        k_core = core.logical_ports(shape.core_speed_gbps)
+        current = (k_core // shape.spine_core_links) * shape.groups_per_pod
+        same = k_core * shape.groups_per_pod
+    return Growth(
+        max_gpus_current_spines=current * per_group * to_gpus,
+        max_gpus_same_tiers=same * per_group * to_gpus,
+        free_server_slots=free_slots,
+    )

@@ -1,0 +1,163 @@
+"""Switch models as the fabric arithmetic sees them: port groups that run at a speed natively or
+broken out, whether the switch comes from the catalog or from an inline `PORTSxSPEED` spec."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner.engine.catalog import Breakout, FormFactor, Lifecycle, PortGroup, SwitchSpec
+
+INLINE_SPEC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[gG]?\s*$")
+
+# Breakout modes per native port speed, from media-and-fabric-facts.md ("Breakouts and twin-port
+# optics"). A ways=1 entry is a port that negotiates down (an SFP28 port running 10G).
+INLINE_BREAKOUTS: dict[int, tuple[Breakout, ...]] = {
+    800: (Breakout(ways=2, speed_gbps=400), Breakout(ways=4, speed_gbps=200),
+          Breakout(ways=8, speed_gbps=100)),
+    400: (Breakout(ways=2, speed_gbps=200), Breakout(ways=4, speed_gbps=100)),
+    200: (Breakout(ways=2, speed_gbps=100), Breakout(ways=4, speed_gbps=50)),
+    100: (Breakout(ways=4, speed_gbps=25), Breakout(ways=2, speed_gbps=50)),
+    50: (Breakout(ways=2, speed_gbps=25),),
+    25: (Breakout(ways=1, speed_gbps=10),),
+    10: (Breakout(ways=1, speed_gbps=1),),
+}  # fmt: skip
+
+INLINE_FORM_FACTOR: dict[int, FormFactor] = {
+    800: FormFactor.OSFP,
+    400: FormFactor.QSFP_DD,
+    200: FormFactor.QSFP56,
+    100: FormFactor.QSFP28,
+    50: FormFactor.SFP56,
+    25: FormFactor.SFP28,
+    10: FormFactor.SFP_PLUS,
+    1: FormFactor.RJ45,
+}
+
+# Without a datasheet, an inline switch's power is estimated from its switching capacity: about
+# 45 W per Tbps plus 200 W for fans, CPU and PSU losses (a 51.2T 64x800 box lands near 2.5 kW,
+# in line with published typical figures for that class).
+INLINE_WATTS_PER_TBPS = 45
+INLINE_BASE_W = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class SwitchModel:
+    """A switch resolved for sizing: a catalog SKU or an inline spec."""
+
+    label: str  # the SKU, or the inline spec as written ("64x400")
+    sku: str | None
+    description: str
+    port_groups: tuple[PortGroup, ...]
+    power_w: int
+    rack_units: int
+    lifecycle: Lifecycle = Lifecycle.AVAILABLE
+
+    @property
+    def physical_ports(self) -> int:
+        return sum(group.count for group in self.port_groups)
+
+    @property
+    def max_speed_gbps(self) -> int:
+        return max(group.speed_gbps for group in self.port_groups)
+
+    def speeds_gbps(self) -> tuple[int, ...]:
+        """Every logical port speed this switch can run, fastest first."""
+        speeds = {g.speed_gbps for g in self.port_groups}
+        speeds.update(b.speed_gbps for g in self.port_groups for b in g.breakouts)
+        return tuple(sorted(speeds, reverse=True))
+
+    def logical_ports(self, speed_gbps: int) -> int:
+        return sum(group.count * ways(group, speed_gbps) for group in self.port_groups)
+
+    def breakout_label(self, speed_gbps: int) -> str:
+        """How ports run at `speed_gbps`: "" when native, else e.g. "2x400G" (first group that
+        needs a breakout to reach it)."""
+        for group in self.port_groups:
+            if group.speed_gbps == speed_gbps:
+                return ""
+        for group in self.port_groups:
+            for breakout in group.breakouts:
+                if breakout.speed_gbps == speed_gbps:
+                    if breakout.ways == 1:
+                        return f"{group.speed_gbps}G port at {speed_gbps}G"
+                    return f"{breakout.ways}x{speed_gbps}G"
+        return ""
+
+
+def ways(group: PortGroup, speed_gbps: int) -> int:
+    """Logical ports of `speed_gbps` one physical port of `group` gives; 0 when it cannot."""
+    if group.speed_gbps == speed_gbps:
+        return 1
+    return max((b.ways for b in group.breakouts if b.speed_gbps == speed_gbps), default=0)
+
+
+def parse_inline(text: str) -> tuple[int, int] | None:
+    match = INLINE_SPEC.match(text)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
+
+
+def inline_model(ports: int, speed_gbps: int) -> SwitchModel:
+    capacity_tbps = ports * speed_gbps / 1000
+    group = PortGroup(
+        count=ports,
+        speed_gbps=speed_gbps,
+        form_factor=INLINE_FORM_FACTOR.get(speed_gbps, FormFactor.QSFP_DD),
+        breakouts=INLINE_BREAKOUTS.get(speed_gbps, ()),
+    )
+    return SwitchModel(
+        label=f"{ports}x{speed_gbps}",
+        sku=None,
+        description=f"Switch, {ports} x {speed_gbps}G (inline spec, not a catalog product)",
+        port_groups=(group,),
+        power_w=round(INLINE_BASE_W + INLINE_WATTS_PER_TBPS * capacity_tbps),
+        rack_units=1 if ports * speed_gbps <= 12_800 else 2,
+    )
+
+
+def catalog_model(spec: SwitchSpec) -> SwitchModel:
+    return SwitchModel(
+        label=spec.sku,
+        sku=spec.sku,
+        description=spec.name,
+        port_groups=spec.port_groups,
+        power_w=round(spec.power_typical_w),
+        rack_units=spec.rack_units,
+        lifecycle=spec.lifecycle,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeafAllocation:
+    """Physical ports of one leaf split between server-facing and fabric-facing use."""
+
+    downlinks: int  # logical ports at the NIC speed
+    uplinks: int  # logical ports at the uplink speed
+    physical_down: int
+    physical_up: int
+
+
+def leaf_capacity(
+    model: SwitchModel, down_gbps: int, up_gbps: int | None, downlinks: int
+) -> tuple[int, int] | None:
+    """(uplinks available, physical ports for the downlinks) after placing `downlinks` at
+    `down_gbps`; None if they do not fit. Downlinks go to the slowest native groups first so the
+    fast ports stay free for uplinks (a 48x25G + 8x100G ToR keeps its 100G ports for the spine)."""
+    remaining = downlinks
+    physical_down = 0
+    left: list[tuple[PortGroup, int]] = []
+    for group in sorted(model.port_groups, key=lambda g: (g.speed_gbps, -g.count)):
+        per_port = ways(group, down_gbps)
+        used = 0
+        if per_port and remaining > 0:
+            used = min(group.count, -(-remaining // per_port))
+            remaining -= min(remaining, used * per_port)
+        physical_down += used
+        left.append((group, group.count - used))
+    if remaining > 0:
+        return None
+    if up_gbps is None:
+        return 0, physical_down
+    return sum(count * ways(group, up_gbps) for group, count in left), physical_down

@@ -1,0 +1,546 @@
+"""What a sales engineer asks for, validated against the catalog.
+
+`parse_request` takes the same mapping whether it came from the CLI, the REST API or a saved JSON
+file (field names are the CLI option names with underscores) and returns a `DesignRequest`, or
+raises `RequestError` with one sentence per offending field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from planner.engine.catalog import CatalogSnapshot, FormFactor, Lifecycle, NicSpec, SwitchSpec
+from planner.engine.ports import SwitchModel, catalog_model, inline_model, parse_inline
+
+MAX_GPUS = 1_000_000
+NIC_SPEEDS_GBPS = (1, 10, 25, 50, 100, 200, 400, 800)
+MAX_OVERSUBSCRIPTION = 64
+
+
+class Fabric(StrEnum):
+    RAIL = "rail"
+    RAIL_PLANE = "rail-plane"
+    TOR = "tor"
+
+
+class MediaPolicy(StrEnum):
+    AUTO = "auto"
+    COPPER = "copper"
+    OPTICAL = "optical"
+
+
+class LeafPlacement(StrEnum):
+    TOR = "tor"
+    MOR = "mor"
+    EOR = "eor"
+    NETWORK_RACK = "network-rack"
+
+
+class RequestError(ValueError):
+    """Invalid request. `errors` maps each offending field to one human sentence."""
+
+    def __init__(self, errors: Mapping[str, str]) -> None:
+        self.errors: dict[str, str] = dict(sorted(errors.items()))
+        super().__init__("; ".join(f"{key}: {msg}" for key, msg in self.errors.items()))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SwitchChoice:
+    """A tier's switch as the user wrote it, and what it resolved to."""
+
+    text: str
+    model: SwitchModel
+
+
+@dataclass(frozen=True, kw_only=True)
+class Oversubscription:
+    """Target downlink:uplink bandwidth per tier (1.0 = non-blocking)."""
+
+    leaf: float = 1.0
+    spine: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Layout:
+    servers_per_rack: int = 4
+    rack_width_m: float = 0.6
+    racks_per_row: int = 10
+    leaf_placement: LeafPlacement = LeafPlacement.MOR
+    spine_row_distance_m: float = 20.0
+    cable_slack_m: float = 0.5
+    max_rack_power_w: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaneRequest:
+    """An optional plane (storage, frontend, out-of-band): its own NIC ports and switches."""
+
+    name: str
+    nic_speed_gbps: int
+    ports: int  # per GPU server
+    nic: NicSpec | None = None
+    leaf: SwitchChoice
+    spine: SwitchChoice
+    oversubscription: float = 1.0
+    storage_nodes: int = 0
+    storage_node_ports: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DesignRequest:
+    gpus: int
+    gpus_per_server: int = 8
+    rails: int
+    nic_speed_gbps: int
+    nic: NicSpec | None = None
+    # None = left open: `size` takes the best of `alternatives`.
+    fabric: Fabric | None = Fabric.RAIL
+    leaf: SwitchChoice | None = None
+    spine: SwitchChoice | None = None
+    core: SwitchChoice | None = None
+    oversubscription: Oversubscription | None = None
+    media: MediaPolicy = MediaPolicy.AUTO
+    dual_homing: bool = False
+    rails_per_plane: int = 1  # rail-plane only: rails sharing one spine plane
+    layout: Layout = Layout()
+    storage: PlaneRequest | None = None
+    frontend: PlaneRequest | None = None
+    oob: PlaneRequest | None = None
+
+    @property
+    def servers(self) -> int:
+        return self.gpus // self.gpus_per_server
+
+    @property
+    def open_choices(self) -> tuple[str, ...]:
+        names = (
+            ("fabric", self.fabric),
+            ("leaf", self.leaf),
+            ("oversubscription", self.oversubscription),
+        )
+        return tuple(name for name, value in names if value is None)
+
+
+TOP_FIELDS = frozenset(
+    {
+        "gpus", "gpus_per_server", "rails", "nic_speed", "nic", "fabric", "leaf", "spine", "core",
+        "oversubscription", "media", "dual_homing", "rails_per_plane", "servers_per_rack",
+        "rack_width_m", "racks_per_row", "leaf_placement", "spine_row_distance_m",
+        "cable_slack_m", "max_rack_power_w", "storage", "frontend", "oob",
+    }
+)  # fmt: skip
+PLANE_FIELDS = frozenset(
+    {"nic_speed", "ports", "nic", "oversubscription", "leaf", "spine", "storage_nodes",
+     "storage_node_ports"}
+)  # fmt: skip
+PLANE_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Storage tolerates 3:1 (planes chapter 6.2.2: "1:3 or 1:4"); frontend is light (6.2.3);
+    # out-of-band is one 1G BMC port per server (6.3.2).
+    "storage": {"nic_speed": 200, "ports": 2, "oversubscription": 3},
+    "frontend": {"nic_speed": 100, "ports": 2, "oversubscription": 2},
+    "oob": {"nic_speed": 1, "ports": 1, "oversubscription": 1},
+}
+
+
+class _Reader:
+    """Collects every field error instead of stopping at the first."""
+
+    def __init__(self, data: Mapping[str, object], prefix: str = "") -> None:
+        self.data = data
+        self.prefix = prefix
+        self.errors: dict[str, str] = {}
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def fail(self, name: str, message: str) -> None:
+        self.errors.setdefault(self.key(name), message)
+
+    def int_(self, name: str, default: int | None, low: int, high: int) -> int | None:
+        raw = self.data.get(name)
+        if raw is None or raw == "":
+            if default is None:
+                self.fail(name, f"{name} is required.")
+            return default
+        value = _to_number(raw)
+        if value is None or value != int(value):
+            self.fail(name, f"{name} must be a whole number, not {raw!r}.")
+            return default
+        if not low <= value <= high:
+            self.fail(name, f"{name} must be between {low:,} and {high:,}; got {int(value):,}.")
+            return default
+        return int(value)
+
+    def float_(self, name: str, default: float | None, low: float, high: float) -> float | None:
+        raw = self.data.get(name)
+        if raw is None or raw == "":
+            return default
+        value = _to_number(raw)
+        if value is None or not low <= value <= high:
+            self.fail(name, f"{name} must be a number between {low:g} and {high:g}; got {raw!r}.")
+            return default
+        return value
+
+    def choice(self, name: str, enum: type[StrEnum], default: Any) -> Any:
+        raw = self.data.get(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            return enum(str(raw).strip().lower())
+        except ValueError:
+            allowed = ", ".join(member.value for member in enum)
+            self.fail(name, f"{name} must be one of {allowed}; got {raw!r}.")
+            return default
+
+    def bool_(self, name: str, default: bool) -> bool:
+        raw = self.data.get(name)
+        if raw is None or raw == "":
+            return default
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in {"1", "true", "yes", "on"}:
+            return True
+        if text in {"0", "false", "no", "off"}:
+            return False
+        self.fail(name, f"{name} must be true or false; got {raw!r}.")
+        return default
+
+
+def _to_number(raw: object) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        return float(raw)
+    if isinstance(raw, str):
+        try:
+            return float(raw.strip().replace(",", "").replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def resolve_switch(text: str, catalog: CatalogSnapshot) -> SwitchModel | str:
+    """The switch a `leaf`/`spine`/`core` value names, or the reason it names none."""
+    for spec in catalog.switches:
+        if spec.sku.lower() == text.strip().lower():
+            return catalog_model(spec)
+    inline = parse_inline(text)
+    if inline is None:
+        return f"{text!r} is neither a catalog switch SKU nor a PORTSxSPEED spec like 64x400."
+    ports, speed = inline
+    if not 1 <= ports <= 1024 or speed not in NIC_SPEEDS_GBPS:
+        speeds = ", ".join(str(s) for s in NIC_SPEEDS_GBPS)
+        return f"{text!r}: ports must be 1..1024 and the speed one of {speeds} Gbps."
+    return inline_model(ports, speed)
+
+
+def _nic_fit(model: SwitchModel, nic_speed: int) -> str | None:
+    """Why servers at `nic_speed` cannot use this switch, or None."""
+    if model.logical_ports(nic_speed) > 0:
+        return None
+    if nic_speed > model.max_speed_gbps:
+        return (
+            f"the {nic_speed}G NIC is faster than the {model.max_speed_gbps}G ports of "
+            f"{model.label}."
+        )
+    return (
+        f"{model.label} cannot run its ports at {nic_speed}G by breakout "
+        f"(it runs {', '.join(f'{s}G' for s in model.speeds_gbps())})."
+    )
+
+
+def _find_nic(sku: str, catalog: CatalogSnapshot) -> NicSpec | None:
+    for nic in catalog.nics:
+        if nic.sku.lower() == sku.strip().lower():
+            return nic
+    return None
+
+
+def _switch_field(
+    reader: _Reader, name: str, catalog: CatalogSnapshot, nic_speed: int | None
+) -> SwitchChoice | None:
+    raw = reader.data.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, SwitchSpec):
+        return SwitchChoice(text=raw.sku, model=catalog_model(raw))
+    text = str(raw).strip()
+    model = resolve_switch(text, catalog)
+    if isinstance(model, str):
+        reader.fail(name, model)
+        return None
+    if nic_speed is not None and name == "leaf":
+        reason = _nic_fit(model, nic_speed)
+        if reason is not None:
+            reader.fail(name, f"{name} {reason[0].upper()}{reason[1:]}")
+            return None
+    return SwitchChoice(text=text, model=model)
+
+
+def _default_plane_switch(speed: int) -> str:
+    return f"64x{speed}" if speed >= 100 else f"48x{speed}"
+
+
+def _parse_plane(
+    name: str, raw: object, catalog: CatalogSnapshot, errors: dict[str, str]
+) -> PlaneRequest | None:
+    if raw is None or raw is False:
+        return None
+    if raw is True:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        errors[name] = f"{name} must be a mapping of plane options, e.g. {{'nic_speed': 100}}."
+        return None
+    unknown = sorted(set(raw) - PLANE_FIELDS)
+    reader = _Reader({**PLANE_DEFAULTS[name], **raw}, prefix=f"{name}.")
+    for key in unknown:
+        reader.fail(key, f"{name}.{key} is not a plane option.")
+    nic: NicSpec | None = None
+    if raw.get("nic"):
+        nic = _find_nic(str(raw["nic"]), catalog)
+        if nic is None:
+            reader.fail("nic", f"NIC {raw['nic']!r} is not in the catalog.")
+    speed_default = nic.speed_gbps if nic else None
+    speed = (
+        reader.int_("nic_speed", speed_default, 1, 800)
+        if "nic_speed" in raw or not nic
+        else speed_default
+    )
+    if speed is not None and speed not in NIC_SPEEDS_GBPS:
+        reader.fail("nic_speed", f"nic_speed must be one of {NIC_SPEEDS_GBPS}; got {speed}.")
+        speed = None
+    ports = reader.int_("ports", None, 1, 64)
+    over = reader.float_("oversubscription", 1.0, 1.0, MAX_OVERSUBSCRIPTION)
+    nodes = reader.int_("storage_nodes", 0, 0, 100_000) if name == "storage" else 0
+    node_ports = (
+        reader.int_("storage_node_ports", 2 if nodes else 0, 0, 64) if name == "storage" else 0
+    )
+    if speed is not None and "leaf" not in raw:
+        reader.data = {**reader.data, "leaf": _default_plane_switch(speed)}
+    leaf = _switch_field(reader, "leaf", catalog, speed)
+    spine = _switch_field(reader, "spine", catalog, None) or leaf
+    errors.update(reader.errors)
+    if reader.errors or speed is None or ports is None or leaf is None or spine is None:
+        return None
+    return PlaneRequest(
+        name=name,
+        nic_speed_gbps=speed,
+        ports=ports,
+        nic=nic,
+        leaf=leaf,
+        spine=spine,
+        oversubscription=over or 1.0,
+        storage_nodes=nodes or 0,
+        storage_node_ports=node_ports or 0,
+    )
+
+
+def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
+    raw = reader.data.get("oversubscription")
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, Mapping):
+        unknown = sorted(set(raw) - {"leaf", "spine"})
+        if unknown:
+            reader.fail(
+                "oversubscription", f"oversubscription tiers are leaf and spine, not {unknown}."
+            )
+            return None
+        sub = _Reader(raw, prefix="oversubscription.")
+        leaf = sub.float_("leaf", 1.0, 1.0, MAX_OVERSUBSCRIPTION)
+        spine = sub.float_("spine", 1.0, 1.0, MAX_OVERSUBSCRIPTION)
+        reader.errors.update(sub.errors)
+        return Oversubscription(leaf=leaf or 1.0, spine=spine or 1.0)
+    text = str(raw).strip()
+    if ":" in text:
+        down, _, up = text.partition(":")
+        num, den = _to_number(down), _to_number(up)
+        value = num / den if num is not None and den else None
+    else:
+        value = _to_number(raw)
+    if value is None or not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
+        reader.fail(
+            "oversubscription",
+            f"oversubscription is downlink:uplink bandwidth and must be between 1 and "
+            f"{MAX_OVERSUBSCRIPTION}; got {raw!r}.",
+        )
+        return None
+    return Oversubscription(leaf=value, spine=1.0)
+
+
+def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> DesignRequest:
+    reader = _Reader(data)
+    for key in sorted(set(data) - TOP_FIELDS):
+        reader.fail(key, f"{key} is not a request field.")
+
+    gpus = reader.int_("gpus", None, 1, MAX_GPUS)
+    per_server = reader.int_("gpus_per_server", 8, 1, 64)
+    if gpus is not None and per_server is not None and gpus % per_server:
+        reader.fail(
+            "gpus",
+            f"gpus ({gpus:,}) must be a multiple of gpus_per_server ({per_server}); "
+            f"use {gpus - gpus % per_server:,} or {gpus - gpus % per_server + per_server:,}.",
+        )
+
+    nic: NicSpec | None = None
+    if data.get("nic"):
+        nic = _find_nic(str(data["nic"]), catalog)
+        if nic is None:
+            reader.fail("nic", f"NIC {data['nic']!r} is not in the catalog.")
+    nic_speed = reader.int_("nic_speed", nic.speed_gbps if nic else 400, 1, 800)
+    if nic_speed is not None and nic_speed not in NIC_SPEEDS_GBPS:
+        reader.fail("nic_speed", f"nic_speed must be one of {NIC_SPEEDS_GBPS}; got {nic_speed}.")
+        nic_speed = None
+    if nic is not None and nic_speed is not None and nic_speed != nic.speed_gbps:
+        reader.fail("nic_speed", f"NIC {nic.sku} runs at {nic.speed_gbps}G, not {nic_speed}G.")
+    rails = reader.int_("rails", per_server, 1, 64)
+
+    fabric = reader.choice("fabric", Fabric, None)
+    if fabric is None and data.get("leaf") not in (None, ""):
+        # Naming a switch but no style means the ordinary rail fabric; naming neither leaves
+        # both open for `alternatives`.
+        fabric = Fabric.RAIL
+    dual = reader.bool_("dual_homing", False)
+    if dual and fabric not in (Fabric.TOR, None):
+        reader.fail("dual_homing", "dual_homing applies to the tor fabric only.")
+    if dual and rails is not None and rails % 2:
+        reader.fail(
+            "dual_homing",
+            f"dual_homing splits each server's ports over a leaf pair; rails ({rails}) must be even.",
+        )
+    rails_per_plane = reader.int_("rails_per_plane", 1, 1, 64)
+    if rails and rails_per_plane and rails % rails_per_plane:
+        reader.fail(
+            "rails_per_plane", f"rails_per_plane ({rails_per_plane}) must divide rails ({rails})."
+        )
+
+    leaf = _switch_field(reader, "leaf", catalog, nic_speed)
+    spine = _switch_field(reader, "spine", catalog, None)
+    core = _switch_field(reader, "core", catalog, None)
+    oversubscription = _parse_oversubscription(reader)
+    media = reader.choice("media", MediaPolicy, MediaPolicy.AUTO)
+
+    default_placement = LeafPlacement.TOR if fabric == Fabric.TOR else LeafPlacement.MOR
+    layout = Layout(
+        servers_per_rack=reader.int_("servers_per_rack", 4, 1, 64) or 4,
+        rack_width_m=reader.float_("rack_width_m", 0.6, 0.3, 2.0) or 0.6,
+        racks_per_row=reader.int_("racks_per_row", 10, 1, 200) or 10,
+        leaf_placement=reader.choice("leaf_placement", LeafPlacement, default_placement),
+        spine_row_distance_m=reader.float_("spine_row_distance_m", 20.0, 0.0, 2000.0) or 0.0,
+        cable_slack_m=reader.float_("cable_slack_m", 0.5, 0.0, 20.0) or 0.0,
+        max_rack_power_w=reader.int_("max_rack_power_w", 0, 0, 1_000_000) or None,
+    )
+
+    planes: dict[str, PlaneRequest | None] = {}
+    for name in ("storage", "frontend", "oob"):
+        planes[name] = _parse_plane(name, data.get(name), catalog, reader.errors)
+
+    if reader.errors:
+        raise RequestError(reader.errors)
+    assert gpus is not None and per_server is not None and rails is not None
+    assert nic_speed is not None and rails_per_plane is not None
+    return DesignRequest(
+        gpus=gpus,
+        gpus_per_server=per_server,
+        rails=rails,
+        nic_speed_gbps=nic_speed,
+        nic=nic,
+        fabric=fabric,
+        leaf=leaf,
+        spine=spine,
+        core=core,
+        oversubscription=oversubscription,
+        media=media,
+        dual_homing=dual,
+        rails_per_plane=rails_per_plane,
+        layout=layout,
+        storage=planes["storage"],
+        frontend=planes["frontend"],
+        oob=planes["oob"],
+    )
+
+
+def _plane_to_dict(plane: PlaneRequest) -> dict[str, object]:
+    out: dict[str, object] = {
+        "nic_speed": plane.nic_speed_gbps,
+        "ports": plane.ports,
+        "oversubscription": plane.oversubscription,
+        "leaf": plane.leaf.text,
+        "spine": plane.spine.text,
+    }
+    if plane.nic is not None:
+        out["nic"] = plane.nic.sku
+    if plane.name == "storage":
+        out["storage_nodes"] = plane.storage_nodes
+        out["storage_node_ports"] = plane.storage_node_ports
+    return out
+
+
+def to_dict(request: DesignRequest) -> dict[str, object]:
+    """The request as plain JSON-ready data that `parse_request` accepts back unchanged."""
+    layout = request.layout
+    out: dict[str, object] = {
+        "gpus": request.gpus,
+        "gpus_per_server": request.gpus_per_server,
+        "rails": request.rails,
+        "nic_speed": request.nic_speed_gbps,
+        "media": request.media.value,
+        "dual_homing": request.dual_homing,
+        "rails_per_plane": request.rails_per_plane,
+        "servers_per_rack": layout.servers_per_rack,
+        "rack_width_m": layout.rack_width_m,
+        "racks_per_row": layout.racks_per_row,
+        "leaf_placement": layout.leaf_placement.value,
+        "spine_row_distance_m": layout.spine_row_distance_m,
+        "cable_slack_m": layout.cable_slack_m,
+    }
+    if request.nic is not None:
+        out["nic"] = request.nic.sku
+    if request.fabric is not None:
+        out["fabric"] = request.fabric.value
+    for name in ("leaf", "spine", "core"):
+        choice: SwitchChoice | None = getattr(request, name)
+        if choice is not None:
+            out[name] = choice.text
+    if request.oversubscription is not None:
+        out["oversubscription"] = {
+            "leaf": request.oversubscription.leaf,
+            "spine": request.oversubscription.spine,
+        }
+    if layout.max_rack_power_w is not None:
+        out["max_rack_power_w"] = layout.max_rack_power_w
+    for name in ("storage", "frontend", "oob"):
+        plane: PlaneRequest | None = getattr(request, name)
+        if plane is not None:
+            out[name] = _plane_to_dict(plane)
+    return out
+
+
+def planned_products(request: DesignRequest) -> tuple[str, ...]:
+    """SKUs in the request whose lifecycle is still `planned`."""
+    skus: set[str] = set()
+    for choice in (request.leaf, request.spine, request.core):
+        if choice is not None and choice.model.lifecycle == Lifecycle.PLANNED:
+            skus.add(choice.model.label)
+    if request.nic is not None and request.nic.lifecycle == Lifecycle.PLANNED:
+        skus.add(request.nic.sku)
+    return tuple(sorted(skus))
+
+
+__all__ = [
+    "DesignRequest",
+    "Fabric",
+    "FormFactor",
+    "Layout",
+    "LeafPlacement",
+    "MediaPolicy",
+    "Oversubscription",
+    "PlaneRequest",
+    "RequestError",
+    "SwitchChoice",
+    "parse_request",
+    "to_dict",
+]

@@ -1,0 +1,777 @@
+"""Sizing: from a `DesignRequest` and a catalog snapshot to a `Design`.
+
+`size` computes one design; `alternatives` tries the choices a request leaves open (fabric style,
+switch model, oversubscription) and ranks the valid designs by cost per GPU."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from fractions import Fraction
+
+from planner.engine.catalog import CatalogSnapshot, Lifecycle, MediaKind, NicSpec
+from planner.engine.design import (
+    BomLine,
+    Design,
+    DesignWarning,
+    LengthBin,
+    LinkGroup,
+    PlaneDesign,
+    PlaneShape,
+    TierDesign,
+)
+from planner.engine.errors import (
+    DesignError,
+    FabricTooLarge,
+    MediaUnavailable,
+    NoDesign,
+    SwitchMismatch,
+)
+from planner.engine.fabric import (
+    PlaneInput,
+    bisection_gbps,
+    ceil_div,
+    growth,
+    plan_plane,
+)
+from planner.engine.media import (
+    MediaSelector,
+    PortEnd,
+    leaf_spine_lengths,
+    server_leaf_lengths,
+    spine_core_lengths,
+    switch_end,
+)
+from planner.engine.ports import SwitchModel, leaf_capacity
+from planner.engine.request import (
+    DesignRequest,
+    Fabric,
+    Layout,
+    Oversubscription,
+    PlaneRequest,
+    SwitchChoice,
+    resolve_switch,
+)
+
+__all__ = [
+    "DesignError",
+    "FabricTooLarge",
+    "MediaUnavailable",
+    "NoDesign",
+    "SwitchMismatch",
+    "alternatives",
+    "size",
+]
+
+UNUSED_PORTS_WARN = 0.25  # warn when more than a quarter of a tier's ports are idle
+MAX_ALTERNATIVES = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class _PlaneModels:
+    name: str
+    leaf: SwitchModel
+    spine: SwitchModel
+    core: SwitchModel
+    nic: NicSpec | None
+    leaf_target: Fraction
+    spine_target: Fraction
+
+
+def _fraction(value: float) -> Fraction:
+    return Fraction(str(value)).limit_denominator(1000)
+
+
+def _tier(
+    *,
+    plane: str,
+    role: str,
+    model: SwitchModel,
+    count: int,
+    down: int,
+    down_gbps: int,
+    up: int,
+    up_gbps: int,
+    target: float | None,
+) -> TierDesign:
+    fit = leaf_capacity(model, down_gbps, up_gbps if up else None, down)
+    physical_down = fit[1] if fit else down
+    physical_up = 0
+    if up:
+        physical_up = ceil_div(up, switch_end(model, up_gbps, fastest=True).ways)
+    used = physical_down + physical_up
+    achieved = round(down * down_gbps / (up * up_gbps), 4) if up else None
+    return TierDesign(
+        plane=plane,
+        role=role,
+        switch=model.label,
+        sku=model.sku,
+        description=model.description,
+        count=count,
+        physical_ports=model.physical_ports,
+        ports_used=used,
+        ports_free=model.physical_ports - used,
+        downlinks=down,
+        uplinks=up,
+        downlink_speed_gbps=down_gbps,
+        uplink_speed_gbps=up_gbps if up else 0,
+        downlink_breakout=model.breakout_label(down_gbps),
+        uplink_breakout=model.breakout_label(up_gbps) if up else "",
+        oversubscription_target=target if up else None,
+        oversubscription=achieved,
+        power_w=model.power_w,
+        rack_units=model.rack_units,
+    )
+
+
+def _tiers(shape: PlaneShape, models: _PlaneModels) -> tuple[TierDesign, ...]:
+    planes = shape.fabric_planes
+    nic = shape.nic_speed_gbps
+    tiers = [
+        _tier(
+            plane=models.name,
+            role="leaf",
+            model=models.leaf,
+            count=shape.leaves * planes,
+            down=shape.leaf_downlinks,
+            down_gbps=nic,
+            up=shape.leaf_uplinks,
+            up_gbps=shape.uplink_speed_gbps,
+            target=float(models.leaf_target),
+        )
+    ]
+    if shape.tiers >= 2:
+        tiers.append(
+            _tier(
+                plane=models.name,
+                role="spine",
+                model=models.spine,
+                count=shape.spines * planes,
+                down=shape.spine_downlinks,
+                down_gbps=shape.uplink_speed_gbps,
+                up=shape.spine_uplinks,
+                up_gbps=shape.core_speed_gbps,
+                target=float(models.spine_target),
+            )
+        )
+    if shape.tiers == 3:
+        tiers.append(
+            _tier(
+                plane=models.name,
+                role="core",
+                model=models.core,
+                count=shape.cores * planes,
+                down=shape.pods * shape.spine_core_links,
+                down_gbps=shape.core_speed_gbps,
+                up=0,
+                up_gbps=0,
+                target=None,
+            )
+        )
+    return tuple(tiers)
+
+
+def _link_groups(
+    plane: str,
+    a: str,
+    b: str,
+    runs: Counter[float],
+    speed: int,
+    end_a: PortEnd,
+    end_b: PortEnd,
+    selector: MediaSelector,
+) -> list[LinkGroup]:
+    merged: dict[tuple[object, ...], list[object]] = {}
+    for length in sorted(runs):
+        links = runs[length]
+        if links == 0:
+            continue
+        choice = selector.choose(f"{plane} {a}-{b}", speed, length, end_a, end_b)
+        key = (
+            choice.media,
+            choice.length_m,
+            choice.cable.sku,
+            choice.transceiver_a.sku if choice.transceiver_a else None,
+            choice.transceiver_b.sku if choice.transceiver_b else None,
+        )
+        if key in merged:
+            merged[key][1] = int(str(merged[key][1])) + links
+        else:
+            merged[key] = [choice, links]
+    groups: list[LinkGroup] = []
+    for entry in merged.values():
+        choice, links = entry[0], int(str(entry[1]))
+        assert not isinstance(choice, int | str)
+        from planner.engine.media import MediaChoice
+
+        assert isinstance(choice, MediaChoice)
+        transceivers = 0
+        if choice.transceiver_a is not None:
+            # The fat end is the lower tier's port: a switch end for leaf-spine and spine-core,
+            # the server NIC end for server-leaf (then `a` below is the NIC side).
+            transceivers = ceil_div(links, choice.links_per_transceiver_a) + ceil_div(
+                links, choice.links_per_transceiver_b
+            )
+        groups.append(
+            LinkGroup(
+                plane=plane,
+                a=a,
+                b=b,
+                links=links,
+                speed_gbps=speed,
+                media=choice.media,
+                length_m=choice.length_m,
+                cable_sku=choice.cable.sku,
+                cables=ceil_div(links, choice.links_per_cable),
+                links_per_cable=choice.links_per_cable,
+                transceiver_sku_a=choice.transceiver_b.sku if choice.transceiver_b else None,
+                transceiver_sku_b=choice.transceiver_a.sku if choice.transceiver_a else None,
+                transceivers=transceivers,
+                links_per_transceiver_a=choice.links_per_transceiver_b,
+                links_per_transceiver_b=choice.links_per_transceiver_a,
+            )
+        )
+    return sorted(groups, key=lambda g: (g.length_m, g.media.value, g.cable_sku))
+
+
+def _plane(
+    shape: PlaneShape,
+    models: _PlaneModels,
+    layout: Layout,
+    selector: MediaSelector,
+    gpus_per_server: int,
+) -> PlaneDesign:
+    nic = shape.nic_speed_gbps
+    nic_end = PortEnd(
+        form_factor=models.nic.form_factor if models.nic else None, native_gbps=nic, ways=1
+    )
+    leaf_down = switch_end(models.leaf, nic, fastest=False)
+    a_name = "endpoint" if shape.style == "packed" else "server"
+    # Media is chosen with the switch port as the fat end (a = switch side in MediaSelector).
+    links = _link_groups(
+        models.name, a_name, "leaf", server_leaf_lengths(shape, layout), nic, leaf_down, nic_end,
+        selector,
+    )  # fmt: skip
+    if shape.tiers >= 2:
+        up = shape.uplink_speed_gbps
+        links += _link_groups(
+            models.name, "leaf", "spine", leaf_spine_lengths(shape, layout), up,
+            switch_end(models.spine, up, fastest=False), switch_end(models.leaf, up, fastest=True),
+            selector,
+        )  # fmt: skip
+    if shape.tiers == 3:
+        up = shape.core_speed_gbps
+        links += _link_groups(
+            models.name, "spine", "core", spine_core_lengths(shape, layout), up,
+            switch_end(models.core, up, fastest=False), switch_end(models.spine, up, fastest=True),
+            selector,
+        )  # fmt: skip
+    lengths: Counter[tuple[str, str, float]] = Counter()
+    for group in links:
+        lengths[(group.a, group.b, group.length_m)] += group.links
+    per_server = shape.ports_per_server * shape.fabric_planes * nic
+    return PlaneDesign(
+        name=models.name,
+        style=shape.style,
+        shape=shape,
+        tiers=_tiers(shape, models),
+        links=tuple(links),
+        lengths=tuple(
+            LengthBin(a=a, b=b, length_m=length, links=count)
+            for (a, b, length), count in sorted(lengths.items())
+        ),
+        bisection_gbps=bisection_gbps(shape),
+        bandwidth_per_server_gbps=per_server,
+        bandwidth_per_gpu_gbps=round(per_server / gpus_per_server, 3),
+        leaf_downlink_gbps=shape.leaf_downlinks * nic,
+        leaf_uplink_gbps=shape.leaf_uplinks * shape.uplink_speed_gbps,
+        growth=growth(shape, gpus_per_server, models.leaf, models.spine, models.core),
+    )
+
+
+def _compute_models(request: DesignRequest) -> _PlaneModels:
+    assert request.leaf is not None
+    leaf = request.leaf.model
+    spine = request.spine.model if request.spine else leaf
+    core = request.core.model if request.core else spine
+    over = request.oversubscription or Oversubscription()
+    return _PlaneModels(
+        name="compute",
+        leaf=leaf,
+        spine=spine,
+        core=core,
+        nic=request.nic,
+        leaf_target=_fraction(over.leaf),
+        spine_target=_fraction(over.spine),
+    )
+
+
+def _plane_models(plane: PlaneRequest) -> _PlaneModels:
+    return _PlaneModels(
+        name=plane.name,
+        leaf=plane.leaf.model,
+        spine=plane.spine.model,
+        core=plane.spine.model,
+        nic=plane.nic,
+        leaf_target=_fraction(plane.oversubscription),
+        spine_target=Fraction(1),
+    )
+
+
+class _Bom:
+    def __init__(self) -> None:
+        self.lines: dict[tuple[str, str, str], list[object]] = {}
+
+    def add(
+        self,
+        *,
+        sku: str,
+        description: str,
+        quantity: int,
+        power_each: float,
+        rack_units_each: int,
+        plane: str,
+        tier: str,
+        category: str,
+    ) -> None:
+        if quantity <= 0:
+            return
+        key = (plane, tier, sku)
+        if key in self.lines:
+            entry = self.lines[key]
+            entry[2] = int(str(entry[2])) + quantity
+        else:
+            self.lines[key] = [
+                sku, description, quantity, power_each, rack_units_each, category,
+            ]  # fmt: skip
+
+    def build(self) -> tuple[BomLine, ...]:
+        order = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3}
+        out = []
+        for (plane, tier, _), entry in self.lines.items():
+            sku, description, quantity, power_each, ru_each, category = entry
+            qty = int(str(quantity))
+            out.append(
+                BomLine(
+                    sku=str(sku),
+                    description=str(description),
+                    quantity=qty,
+                    power_w=round(float(str(power_each)) * qty),
+                    rack_units=int(str(ru_each)) * qty,
+                    plane=plane,
+                    tier=tier,
+                    category=str(category),
+                )
+            )
+        planes = {"compute": 0, "storage": 1, "frontend": 2, "oob": 3}
+        return tuple(
+            sorted(out, key=lambda b: (planes.get(b.plane, 9), order[b.category], b.tier, b.sku))
+        )
+
+
+def _bom_for_plane(
+    bom: _Bom, plane: PlaneDesign, models: _PlaneModels, servers: int, ports: int
+) -> None:
+    if models.nic is not None:
+        bom.add(
+            sku=models.nic.sku,
+            description=models.nic.name,
+            quantity=servers * ceil_div(ports, models.nic.ports),
+            power_each=models.nic.power_w,
+            rack_units_each=0,
+            plane=plane.name,
+            tier="server",
+            category="nic",
+        )
+    for tier in plane.tiers:
+        bom.add(
+            sku=tier.switch,
+            description=tier.description,
+            quantity=tier.count,
+            power_each=tier.power_w,
+            rack_units_each=tier.rack_units,
+            plane=plane.name,
+            tier=tier.role,
+            category="switch",
+        )
+    by_sku = {}
+    for group in plane.links:
+        pair = f"{group.a}-{group.b}"
+        if group.transceiver_sku_a or group.transceiver_sku_b:
+            ends = (
+                (group.transceiver_sku_a, group.links_per_transceiver_a),
+                (group.transceiver_sku_b, group.links_per_transceiver_b),
+            )
+            for sku, per in ends:
+                if sku is not None:
+                    by_sku[sku] = (pair, ceil_div(group.links, per))
+                    bom.add(
+                        sku=sku,
+                        description=sku,
+                        quantity=ceil_div(group.links, per),
+                        power_each=0.0,
+                        rack_units_each=0,
+                        plane=plane.name,
+                        tier=pair,
+                        category="transceiver",
+                    )
+        bom.add(
+            sku=group.cable_sku,
+            description=group.cable_sku,
+            quantity=group.cables,
+            power_each=0.0,
+            rack_units_each=0,
+            plane=plane.name,
+            tier=pair,
+            category="cable",
+        )
+
+
+def _describe(bom: tuple[BomLine, ...], catalog: CatalogSnapshot) -> tuple[BomLine, ...]:
+    """Fill names and power of catalog items (transceivers and cables were added by SKU)."""
+    items = catalog.by_sku()
+    out = []
+    for line in bom:
+        item = items.get(line.sku)
+        if item is None or line.category in ("switch", "nic"):
+            out.append(line)
+            continue
+        power = float(getattr(item, "power_w", 0.0))
+        out.append(replace(line, description=item.name, power_w=round(power * line.quantity)))
+    return tuple(out)
+
+
+def _warnings(
+    design_planes: tuple[PlaneDesign, ...],
+    models: dict[str, _PlaneModels],
+    bom: tuple[BomLine, ...],
+    catalog: CatalogSnapshot,
+    request: DesignRequest,
+    rack_power_w: int,
+) -> tuple[DesignWarning, ...]:
+    out: list[DesignWarning] = []
+    for plane in design_planes:
+        m = models[plane.name]
+        nic = plane.shape.nic_speed_gbps
+        end = switch_end(m.leaf, nic, fastest=False)
+        if end.native_gbps > nic and end.ways == 1:
+            out.append(
+                DesignWarning(
+                    code="speed_mismatch",
+                    message=(
+                        f"{plane.name}: the {nic}G NIC ports run below the {end.native_gbps}G "
+                        f"ports of leaf {m.leaf.label}"
+                        + (
+                            f" ({m.nic.form_factor.value} NIC in "
+                            f"{end.form_factor.value if end.form_factor else '?'} cages)"
+                            if m.nic
+                            else ""
+                        )
+                        + "."
+                    ),
+                    action=(
+                        f"Use {end.native_gbps}G NICs to use the ports' full speed, or accept "
+                        f"{nic}G per port."
+                    ),
+                )
+            )
+        elif m.nic is not None and end.form_factor and m.nic.form_factor != end.form_factor:
+            out.append(
+                DesignWarning(
+                    code="form_factor_mismatch",
+                    message=(
+                        f"{plane.name}: NIC {m.nic.sku} has {m.nic.form_factor.value} ports; leaf "
+                        f"{m.leaf.label} has {end.form_factor.value} ports."
+                    ),
+                    action="Check that the chosen cables have the right connector at each end.",
+                )
+            )
+        for tier in plane.tiers:
+            target, achieved = tier.oversubscription_target, tier.oversubscription
+            if target is not None and achieved is not None and abs(target - achieved) > 1e-3:
+                out.append(
+                    DesignWarning(
+                        code="oversubscription_inexact",
+                        message=(
+                            f"{plane.name} {tier.role}: {tier.downlinks} x "
+                            f"{tier.downlink_speed_gbps}G down, {tier.uplinks} x "
+                            f"{tier.uplink_speed_gbps}G up gives {achieved:g}:1, not the "
+                            f"{target:g}:1 asked for."
+                        ),
+                        action="Whole ports cannot meet the ratio exactly; the design stays below it.",
+                    )
+                )
+            if tier.physical_ports and tier.ports_free / tier.physical_ports > UNUSED_PORTS_WARN:
+                out.append(
+                    DesignWarning(
+                        code="unused_ports",
+                        message=(
+                            f"{plane.name} {tier.role}: {tier.ports_free} of "
+                            f"{tier.physical_ports} ports free on each {tier.switch}."
+                        ),
+                        action=(
+                            "Free ports are growth room; a smaller switch or more servers per "
+                            "group would use them."
+                        ),
+                    )
+                )
+    items = catalog.by_sku()
+    for line in bom:
+        item = items.get(line.sku)
+        if item is None:
+            continue
+        if item.lifecycle == Lifecycle.PLANNED:
+            out.append(
+                DesignWarning(
+                    code="lifecycle_planned",
+                    message=f"{line.sku} ({item.name}) is planned, not yet available.",
+                    action="Confirm the delivery date with EZMAX before quoting it.",
+                )
+            )
+        elif item.lifecycle == Lifecycle.END_OF_SALE:
+            out.append(
+                DesignWarning(
+                    code="lifecycle_end_of_sale",
+                    message=f"{line.sku} ({item.name}) is end of sale.",
+                    action="Quote its successor instead.",
+                )
+            )
+    limit = request.layout.max_rack_power_w
+    if limit is not None and rack_power_w > limit:
+        out.append(
+            DesignWarning(
+                code="rack_power",
+                message=(
+                    f"Network equipment in one compute rack draws {rack_power_w:,} W, above the "
+                    f"{limit:,} W limit."
+                ),
+                action="Put fewer servers per rack, or move leaves to network racks.",
+            )
+        )
+    unique: dict[tuple[str, str], DesignWarning] = {}
+    for warning in out:
+        unique.setdefault((warning.code, warning.message), warning)
+    return tuple(unique.values())
+
+
+def _rack_power(design_planes: tuple[PlaneDesign, ...], bom: tuple[BomLine, ...], request: DesignRequest) -> int:
+    """Network power in one full compute rack: NICs and server-end optics of its servers, plus the
+    leaves when they sit in the rack."""
+    layout = request.layout
+    servers = request.servers
+    per_server = 0.0
+    for line in bom:
+        if line.category == "nic" or (line.category == "transceiver" and line.tier.endswith("-leaf")):
+            # Server-side optics are half of the server-leaf transceivers.
+            share = 0.5 if line.category == "transceiver" else 1.0
+            per_server += line.power_w * share / servers
+    rack = per_server * layout.servers_per_rack
+    if layout.leaf_placement.value == "tor":
+        racks = max(1, math.ceil(servers / layout.servers_per_rack))
+        for plane in design_planes:
+            leaf = plane.tiers[0]
+            rack += leaf.power_w * leaf.count / racks
+    return round(rack)
+
+
+def _size(
+    request: DesignRequest, catalog: CatalogSnapshot, prices: Mapping[str, Decimal] | None
+) -> Design:
+    assert request.fabric is not None and request.leaf is not None
+    selector = MediaSelector(catalog, request.media)
+    compute = _compute_models(request)
+    layout = request.layout
+    servers = request.servers
+    shape = plan_plane(
+        PlaneInput(
+            plane="compute",
+            style=request.fabric.value,
+            servers=servers,
+            ports_per_server=request.rails,
+            nic_speed_gbps=request.nic_speed_gbps,
+            leaf=compute.leaf,
+            spine=compute.spine,
+            core=compute.core,
+            leaf_oversubscription=compute.leaf_target,
+            spine_oversubscription=compute.spine_target,
+            dual_homing=request.dual_homing,
+            rails_per_plane=request.rails_per_plane,
+            servers_per_rack=layout.servers_per_rack,
+        )
+    )
+    models = {"compute": compute}
+    planes = [_plane(shape, compute, layout, selector, request.gpus_per_server)]
+    storage_nodes = request.storage.storage_nodes if request.storage else 0
+    for plane_request in (request.storage, request.frontend, request.oob):
+        if plane_request is None:
+            continue
+        pm = _plane_models(plane_request)
+        models[pm.name] = pm
+        extra = plane_request.storage_nodes * plane_request.storage_node_ports
+        if plane_request.name == "oob":
+            # Every switch's management port and every storage node's BMC need an OOB port.
+            extra = sum(t.count for p in planes for t in p.tiers) + storage_nodes
+        plane_shape = plan_plane(
+            PlaneInput(
+                plane=pm.name,
+                style="packed",
+                servers=servers,
+                ports_per_server=plane_request.ports,
+                nic_speed_gbps=plane_request.nic_speed_gbps,
+                leaf=pm.leaf,
+                spine=pm.spine,
+                core=pm.core,
+                leaf_oversubscription=pm.leaf_target,
+                spine_oversubscription=pm.spine_target,
+                servers_per_rack=layout.servers_per_rack,
+                extra_endpoints=extra,
+            )
+        )
+        planes.append(_plane(plane_shape, pm, layout, selector, request.gpus_per_server))
+    design_planes = tuple(planes)
+
+    bom_builder = _Bom()
+    for plane in design_planes:
+        plane_request = getattr(request, plane.name, None) if plane.name != "compute" else None
+        ports = plane_request.ports if isinstance(plane_request, PlaneRequest) else request.rails
+        _bom_for_plane(bom_builder, plane, models[plane.name], servers, ports)
+    bom = _describe(bom_builder.build(), catalog)
+    power = sum(line.power_w for line in bom)
+    rack_power = _rack_power(design_planes, bom, request)
+    cost = None
+    if prices is not None:
+        total = sum((prices.get(line.sku, Decimal(0)) * line.quantity for line in bom), Decimal(0))
+        cost = str(total)
+    first = design_planes[0].shape
+    sus = first.groups if request.fabric != Fabric.TOR else 0
+    return Design(
+        request=request,
+        gpus=request.gpus,
+        gpus_per_server=request.gpus_per_server,
+        servers=servers,
+        scalable_units=sus,
+        racks=math.ceil(servers / layout.servers_per_rack),
+        planes=design_planes,
+        bom=bom,
+        power_w=power,
+        power_per_rack_w=rack_power,
+        warnings=_warnings(design_planes, models, bom, catalog, request, rack_power),
+        cost=cost,
+    )
+
+
+def size(
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None = None,
+) -> Design:
+    """One design. Choices the request leaves open are settled by `alternatives`' best."""
+    if request.open_choices:
+        return alternatives(request, catalog, prices)[0]
+    return _size(request, catalog, prices)
+
+
+# ---------------------------------------------------------------------------------------------
+# Alternatives
+
+
+def _candidate_switches(request: DesignRequest, catalog: CatalogSnapshot) -> list[SwitchChoice]:
+    if request.leaf is not None:
+        return [request.leaf]
+    nic = request.nic_speed_gbps
+    texts = [spec.sku for spec in sorted(catalog.switches, key=lambda s: s.sku)]
+    if nic >= 100:
+        texts += [f"64x{max(nic, 400)}", "64x800"]
+    elif nic >= 25:
+        texts += ["48x25", "32x100", "64x100"]
+    else:
+        texts += ["48x25", "48x10"]
+    out: list[SwitchChoice] = []
+    seen: set[str] = set()
+    for text in texts:
+        model = resolve_switch(text, catalog)
+        if isinstance(model, str) or model.label in seen or model.logical_ports(nic) == 0:
+            continue
+        if model.lifecycle == Lifecycle.END_OF_SALE:
+            continue
+        seen.add(model.label)
+        out.append(SwitchChoice(text=text, model=model))
+    return out
+
+
+def _notes(design: Design, best: Design, prices_given: bool) -> tuple[str, ...]:
+    request = design.request
+    compute = design.compute
+    notes = []
+    style = {
+        "rail": "Rail-optimized, any-to-any: every GPU reaches every other through the fabric.",
+        "rail-plane": (
+            "Rail planes: each rail has its own spines, so two tiers go further; cross-rail "
+            "traffic must stay inside the server (NVLink)."
+        ),
+        "tor": "Top-of-rack: simplest cabling, but traffic between rails crosses the spines.",
+    }[compute.style]
+    notes.append(style)
+    leaf = compute.tiers[0]
+    notes.append(
+        f"{len(compute.tiers)} tier(s) of {leaf.switch}; "
+        f"{sum(t.count for t in compute.tiers)} switches, {design.power_w:,} W network power."
+    )
+    over = leaf.oversubscription
+    if over is not None and over > 1:
+        notes.append(f"Leaf oversubscription {over:g}:1: less cross-fabric bandwidth, fewer spines.")
+    if prices_given and design.cost is not None and best.cost is not None and design is not best:
+        delta = (Decimal(design.cost) - Decimal(best.cost)) / request.gpus
+        notes.append(f"Costs {delta:,.2f} more per GPU than the first option.")
+    return tuple(notes)
+
+
+def alternatives(
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None = None,
+) -> tuple[Design, ...]:
+    """Up to three valid designs over the open choices, cheapest per GPU first (without prices:
+    fewest switches, then least power)."""
+    fabrics = [request.fabric] if request.fabric else [Fabric.RAIL, Fabric.RAIL_PLANE, Fabric.TOR]
+    overs = (
+        [request.oversubscription]
+        if request.oversubscription
+        else [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
+    )
+    designs: list[Design] = []
+    failures: list[str] = []
+    for fabric in fabrics:
+        for leaf in _candidate_switches(request, catalog):
+            for over in overs:
+                candidate = replace(
+                    request,
+                    fabric=fabric,
+                    leaf=leaf,
+                    oversubscription=over,
+                    dual_homing=request.dual_homing and fabric == Fabric.TOR,
+                )
+                try:
+                    designs.append(_size(candidate, catalog, prices))
+                except DesignError as exc:
+                    failures.append(str(exc))
+    if not designs:
+        reason = failures[0] if failures else "no switch in the catalog serves this NIC speed"
+        raise NoDesign(f"No design fits the request: {reason}")
+
+    def rank(design: Design) -> tuple[object, ...]:
+        switches = sum(t.count for p in design.planes for t in p.tiers)
+        cost = Decimal(design.cost) if design.cost is not None else Decimal(0)
+        leaf = design.compute.tiers[0]
+        return (cost / design.gpus, switches, design.power_w, design.request.fabric or "", leaf.switch,
+                leaf.oversubscription or 0)  # fmt: skip
+
+    designs.sort(key=rank)
+    chosen = designs[:MAX_ALTERNATIVES]
+    best = chosen[0]
+    return tuple(
+        replace(design, notes=_notes(design, best, prices is not None)) for design in chosen
+    )
