@@ -1,1 +1,59 @@
-"""Catalog REST endpoints (filled by the catalog work)."""
+"""Catalog REST endpoints, registered on `config.api_urls.router`.
+
+Read for any authenticated user, write for catalog managers (model permissions); cost and margin
+only for users with `catalog.view_cost` (see `ProductSerializer`)."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import pagination, permissions, viewsets
+
+from catalog.filters import ProductFilter
+from catalog.models import MediaRule, Product
+from catalog.selectors import product_queryset
+from catalog.serializers import MediaRuleSerializer, ProductSerializer
+from config.api_urls import router
+
+
+class CatalogPagination(pagination.PageNumberPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class CatalogPermissions(permissions.DjangoModelPermissions):
+    """Authenticated users read; add/change/delete need the model permission."""
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List products",
+        description="Filter with the catalog browser's filters. `cost`, `cost_currency`, "
+        "`cost_is_sample` and `margin` are present only for users with catalog.view_cost.",
+    ),
+    retrieve=extend_schema(summary="One product with its typed spec and sample list price"),
+)
+class ProductViewSet(viewsets.ModelViewSet):
+    serializer_class = ProductSerializer
+    permission_classes = [CatalogPermissions]
+    filterset_class = ProductFilter
+    pagination_class = CatalogPagination
+    lookup_field = "sku"
+    lookup_value_regex = r"[A-Za-z0-9._+-]+"
+
+    def get_queryset(self) -> QuerySet[Product]:
+        return product_queryset().order_by("category", "sku")
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Media rules: max reach and stock lengths per speed and media"),
+)
+class MediaRuleViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = MediaRuleSerializer
+    permission_classes = [CatalogPermissions]
+    queryset = MediaRule.objects.all()
+
+
+router.register("products", ProductViewSet, basename="product")
+router.register("media-rules", MediaRuleViewSet, basename="media-rule")

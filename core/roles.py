@@ -14,20 +14,51 @@ class Role:
     permissions: tuple[str, ...]  # "app_label.codename"; "*" grants every permission
 
 
+# The catalog's models: everyone may view them, the catalog manager edits them.
+CATALOG_MODELS = (
+    "vendor",
+    "product",
+    "nicspec",
+    "transceiverspec",
+    "transceiverreach",
+    "cablespec",
+    "switchspec",
+    "portgroup",
+    "portbreakout",
+    "servicespec",
+    "serverspec",
+    "mediarule",
+    "pricelist",
+    "price",
+    "pricetier",
+    "contractprice",
+)
+CATALOG_VIEW = tuple(f"catalog.view_{model}" for model in CATALOG_MODELS)
+CATALOG_EDIT = tuple(
+    f"catalog.{action}_{model}"
+    for model in CATALOG_MODELS
+    for action in ("add", "change", "delete")
+)
+# Cost and margin: managers only (sales manager, catalog manager, administrator via "*").
+CATALOG_VIEW_COST = "catalog.view_cost"
+
+# Designs: engineers size, save and copy them; who sees which is decided by planner.selectors.
+PLANNER_WORK = ("planner.view_design", "planner.add_design", "planner.change_design")
+
 SALES_ENGINEER = Role(
     "sales-engineer",
     _("Sales engineer"),
-    ("core.view_team",),
+    ("core.view_team", *CATALOG_VIEW, *PLANNER_WORK),
 )
 SALES_MANAGER = Role(
     "sales-manager",
     _("Sales manager"),
-    (*SALES_ENGINEER.permissions,),
+    (*SALES_ENGINEER.permissions, CATALOG_VIEW_COST),
 )
 CATALOG_MANAGER = Role(
     "catalog-manager",
     _("Catalog manager"),
-    ("core.view_team",),
+    ("core.view_team", *CATALOG_VIEW, *CATALOG_EDIT, CATALOG_VIEW_COST),
 )
 ADMINISTRATOR = Role("administrator", _("Administrator"), ("*",))
 
