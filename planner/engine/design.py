@@ -129,6 +129,17 @@ class LengthBin:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RunMedia:
+    """Which link group carries links whose computed run is `run_m` (before stock rounding), so
+    the cabling plan can give each cable the same media as the counts."""
+
+    a: str
+    b: str
+    run_m: float
+    link_index: int  # into PlaneDesign.links
+
+
+@dataclass(frozen=True, kw_only=True)
 class BomLine:
     sku: str
     description: str
@@ -170,6 +181,13 @@ class PlaneDesign:
     leaf_downlink_gbps: int
     leaf_uplink_gbps: int
     growth: Growth
+    runs: tuple[RunMedia, ...] = ()
+
+    def run_media(self, a: str, b: str, run_m: float) -> LinkGroup:
+        for run in self.runs:
+            if run.a == a and run.b == b and abs(run.run_m - run_m) < 1e-6:
+                return self.links[run.link_index]
+        raise KeyError((a, b, run_m))
 
     def tier(self, role: str) -> TierDesign | None:
         return next((tier for tier in self.tiers if tier.role == role), None)

@@ -73,101 +73,124 @@ def _leaf_row_offset(placement: LeafPlacement, layout: Layout, pos: int, row: in
     return layout.spine_row_distance_m + pos * width + along_rows
 
 
+def rail_run_m(layout: Layout, group_servers: int, server: int, rail: int) -> float:
+    """Run from server `server` of a scalable unit to the leaf of `rail` (rail fabrics)."""
+    spr, per_row = layout.servers_per_rack, layout.racks_per_row
+    rack, slot = divmod(server, spr)
+    row, pos = divmod(rack, per_row)
+    if layout.leaf_placement == LeafPlacement.TOR:
+        # Rail leaves are spread over the unit's racks, one rail per rack in turn.
+        leaf_rack = rail % math.ceil(group_servers / spr)
+        if leaf_rack == rack:
+            return _round(_vertical(slot, spr) + layout.cable_slack_m)
+        leaf_row, leaf_pos = divmod(leaf_rack, per_row)
+        length = (
+            abs(leaf_pos - pos) * layout.rack_width_m
+            + abs(leaf_row - row) * ROW_PITCH_M
+            + 2 * RACK_EXIT_M
+        )
+        return _round(length + layout.cable_slack_m)
+    offset = _leaf_row_offset(layout.leaf_placement, layout, pos, row)
+    return _round(offset + 2 * RACK_EXIT_M + layout.cable_slack_m)
+
+
+def rack_run_m(layout: Layout, pos: int, slot: int, in_rack_leaf: bool) -> float:
+    """Run from the server in `slot` of a rack at row position `pos` to its leaf (ToR fabrics,
+    single switches and packed planes)."""
+    if in_rack_leaf:
+        return _round(_vertical(slot, layout.servers_per_rack) + layout.cable_slack_m)
+    placement = layout.leaf_placement
+    if placement == LeafPlacement.TOR:
+        placement = LeafPlacement.MOR  # one switch for many racks cannot sit in all of them
+    offset = _leaf_row_offset(placement, layout, pos, 0)
+    return _round(offset + 2 * RACK_EXIT_M + layout.cable_slack_m)
+
+
+def extra_run_m(layout: Layout) -> float:
+    """Storage nodes and switch management ports: from a neighbouring network/storage rack."""
+    return _round(NETWORK_ROW_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
+
+
+def in_rack_leaf(shape: PlaneShape, layout: Layout) -> bool:
+    single_switch = shape.tiers == 1 and shape.style != "tor"
+    return layout.leaf_placement == LeafPlacement.TOR and not single_switch
+
+
+def rail_style(shape: PlaneShape) -> bool:
+    return shape.style in ("rail", "rail-plane") and shape.tiers > 1
+
+
 def server_leaf_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     """Links per cable run (metres, before rounding to stock) between servers and leaves."""
     spr = layout.servers_per_rack
     per_row = layout.racks_per_row
-    placement = layout.leaf_placement
-    slack = layout.cable_slack_m
     runs: Counter[float] = Counter()
     ports = shape.ports_per_server * shape.fabric_planes
-    if shape.style in ("rail", "rail-plane") and shape.tiers > 1:
+    if rail_style(shape):
+        rail_dependent = layout.leaf_placement == LeafPlacement.TOR
         for group in shape.leaf_groups:
-            racks = math.ceil(group.servers / spr)
             for server in range(group.servers):
-                rack, slot = divmod(server, spr)
-                row, pos = divmod(rack, per_row)
-                for rail in range(ports):
-                    if placement == LeafPlacement.TOR:
-                        leaf_rack = rail % racks
-                        if leaf_rack == rack:
-                            length = _vertical(slot, spr)
-                        else:
-                            leaf_row, leaf_pos = divmod(leaf_rack, per_row)
-                            length = (
-                                abs(leaf_pos - pos) * layout.rack_width_m
-                                + abs(leaf_row - row) * ROW_PITCH_M
-                                + 2 * RACK_EXIT_M
-                            )
-                    else:
-                        offset = _leaf_row_offset(placement, layout, pos, row)
-                        length = offset + 2 * RACK_EXIT_M
-                    runs[_round(length + slack)] += group.count
+                if rail_dependent:
+                    for rail in range(ports):
+                        runs[rail_run_m(layout, group.servers, server, rail)] += group.count
+                else:
+                    runs[rail_run_m(layout, group.servers, server, 0)] += group.count * ports
         return runs
-    # ToR fabrics, single switches and packed planes: servers fill racks row by row; a leaf is
-    # in the rack (tor) or at the row's middle/end or in the network row.
-    servers = shape.servers - shape.extra_endpoints
+    # Servers fill racks row by row; count racks per row position instead of visiting them.
     if shape.style == "packed":
-        per_server = 1
-        servers_ports = servers
-        servers = math.ceil(servers_ports / max(shape.ports_per_server, 1))
         per_server = shape.ports_per_server
+        servers = (shape.servers - shape.extra_endpoints) // max(per_server, 1)
     else:
-        per_server = ports
+        per_server, servers = ports, shape.servers
     full_racks, last = divmod(servers, spr)
     rack_counts: Counter[tuple[int, int]] = Counter()  # (position in row, servers in rack)
     for pos in range(min(per_row, full_racks)):
         rack_counts[(pos, spr)] += full_racks // per_row + (1 if pos < full_racks % per_row else 0)
     if last:
         rack_counts[(full_racks % per_row, last)] += 1
-    single_switch = shape.tiers == 1 and shape.style != "tor"
+    inside = in_rack_leaf(shape, layout)
     for (pos, in_rack), racks in sorted(rack_counts.items()):
         for slot in range(in_rack):
-            if placement == LeafPlacement.TOR and not single_switch:
-                length = _vertical(slot, spr)
-            elif placement == LeafPlacement.TOR:
-                length = _leaf_row_offset(LeafPlacement.MOR, layout, pos, 0) + 2 * RACK_EXIT_M
-            else:
-                length = _leaf_row_offset(placement, layout, pos, 0) + 2 * RACK_EXIT_M
-            runs[_round(length + slack)] += racks * per_server
+            runs[rack_run_m(layout, pos, slot, inside)] += racks * per_server
     if shape.extra_endpoints:
-        runs[_round(NETWORK_ROW_RUN_M + 2 * RACK_EXIT_M + slack)] += shape.extra_endpoints
+        runs[extra_run_m(layout)] += shape.extra_endpoints
     return runs
+
+
+def leaf_spine_run_m(shape: PlaneShape, layout: Layout, group_servers: int, leaf: int) -> float:
+    placement = layout.leaf_placement
+    if placement == LeafPlacement.NETWORK_RACK:
+        return _round(NETWORK_ROW_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
+    if placement == LeafPlacement.TOR:
+        rack = 0
+        if shape.style in ("rail", "rail-plane"):
+            rack = leaf % math.ceil(group_servers / layout.servers_per_rack)
+        row, pos = divmod(rack, layout.racks_per_row)
+        offset = pos * layout.rack_width_m + row * ROW_PITCH_M
+    elif placement == LeafPlacement.MOR:
+        offset = (layout.racks_per_row - 1) / 2 * layout.rack_width_m
+    else:
+        offset = layout.racks_per_row * layout.rack_width_m
+    return _round(layout.spine_row_distance_m + offset + 2 * RACK_EXIT_M + layout.cable_slack_m)
+
+
+def spine_core_run_m(layout: Layout) -> float:
+    return _round(CORE_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
 
 
 def leaf_spine_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     """Links per cable run between leaves and spines (all fabric planes)."""
     runs: Counter[float] = Counter()
-    slack = layout.cable_slack_m
-    placement = layout.leaf_placement
-    per_leaf = shape.leaf_uplinks * shape.fabric_planes
-    if placement == LeafPlacement.NETWORK_RACK:
-        runs[_round(NETWORK_ROW_RUN_M + 2 * RACK_EXIT_M + slack)] += shape.leaves * per_leaf
-        return runs
     for group in shape.leaf_groups:
         for leaf in range(group.leaves):
-            if placement == LeafPlacement.TOR:
-                if shape.style in ("rail", "rail-plane"):
-                    racks = math.ceil(group.servers / layout.servers_per_rack)
-                    rack = leaf % racks
-                else:
-                    rack = 0
-                row, pos = divmod(rack, layout.racks_per_row)
-                offset = pos * layout.rack_width_m + row * ROW_PITCH_M
-            elif placement == LeafPlacement.MOR:
-                offset = (layout.racks_per_row - 1) / 2 * layout.rack_width_m
-            else:
-                offset = layout.racks_per_row * layout.rack_width_m
-            length = layout.spine_row_distance_m + offset + 2 * RACK_EXIT_M + slack
-            runs[_round(length)] += group.count * shape.leaf_uplinks
-    if shape.fabric_planes > 1:
-        runs = Counter({length: links * shape.fabric_planes for length, links in runs.items()})
+            run = leaf_spine_run_m(shape, layout, group.servers, leaf)
+            runs[run] += group.count * shape.leaf_uplinks * shape.fabric_planes
     return runs
 
 
 def spine_core_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     links = shape.spines * shape.spine_uplinks * shape.fabric_planes
-    return Counter({_round(CORE_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m): links})
+    return Counter({spine_core_run_m(layout): links})
 
 
 # ---------------------------------------------------------------------------------------------

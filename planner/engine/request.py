@@ -421,6 +421,8 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     spine = _switch_field(reader, "spine", catalog, None)
     core = _switch_field(reader, "core", catalog, None)
     oversubscription = _parse_oversubscription(reader)
+    if oversubscription is None and data.get("leaf") not in (None, ""):
+        oversubscription = Oversubscription()  # a named switch without a ratio means 1:1
     media = reader.choice("media", MediaPolicy, MediaPolicy.AUTO)
 
     default_placement = LeafPlacement.TOR if fabric == Fabric.TOR else LeafPlacement.MOR

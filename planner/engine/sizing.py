@@ -21,6 +21,7 @@ from planner.engine.design import (
     LinkGroup,
     PlaneDesign,
     PlaneShape,
+    RunMedia,
     TierDesign,
 )
 from planner.engine.errors import (
@@ -183,8 +184,10 @@ def _link_groups(
     end_a: PortEnd,
     end_b: PortEnd,
     selector: MediaSelector,
-) -> list[LinkGroup]:
+) -> list[tuple[LinkGroup, tuple[float, ...]]]:
+    """Link groups with the computed runs each one carries."""
     merged: dict[tuple[object, ...], list[object]] = {}
+    run_keys: dict[tuple[object, ...], list[float]] = {}
     for length in sorted(runs):
         links = runs[length]
         if links == 0:
@@ -197,12 +200,13 @@ def _link_groups(
             choice.transceiver_a.sku if choice.transceiver_a else None,
             choice.transceiver_b.sku if choice.transceiver_b else None,
         )
+        run_keys.setdefault(key, []).append(length)
         if key in merged:
             merged[key][1] = int(str(merged[key][1])) + links
         else:
             merged[key] = [choice, links]
-    groups: list[LinkGroup] = []
-    for entry in merged.values():
+    groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
+    for key, entry in merged.items():
         choice, links = entry[0], int(str(entry[1]))
         assert not isinstance(choice, int | str)
         from planner.engine.media import MediaChoice
@@ -215,8 +219,7 @@ def _link_groups(
             transceivers = ceil_div(links, choice.links_per_transceiver_a) + ceil_div(
                 links, choice.links_per_transceiver_b
             )
-        groups.append(
-            LinkGroup(
+        group = LinkGroup(
                 plane=plane,
                 a=a,
                 b=b,
@@ -233,8 +236,8 @@ def _link_groups(
                 links_per_transceiver_a=choice.links_per_transceiver_b,
                 links_per_transceiver_b=choice.links_per_transceiver_a,
             )
-        )
-    return sorted(groups, key=lambda g: (g.length_m, g.media.value, g.cable_sku))
+        groups.append((group, tuple(run_keys[key])))
+    return sorted(groups, key=lambda g: (g[0].length_m, g[0].media.value, g[0].cable_sku))
 
 
 def _plane(
@@ -251,24 +254,30 @@ def _plane(
     leaf_down = switch_end(models.leaf, nic, fastest=False)
     a_name = "endpoint" if shape.style == "packed" else "server"
     # Media is chosen with the switch port as the fat end (a = switch side in MediaSelector).
-    links = _link_groups(
+    with_runs = _link_groups(
         models.name, a_name, "leaf", server_leaf_lengths(shape, layout), nic, leaf_down, nic_end,
         selector,
     )  # fmt: skip
     if shape.tiers >= 2:
         up = shape.uplink_speed_gbps
-        links += _link_groups(
+        with_runs += _link_groups(
             models.name, "leaf", "spine", leaf_spine_lengths(shape, layout), up,
             switch_end(models.spine, up, fastest=False), switch_end(models.leaf, up, fastest=True),
             selector,
         )  # fmt: skip
     if shape.tiers == 3:
         up = shape.core_speed_gbps
-        links += _link_groups(
+        with_runs += _link_groups(
             models.name, "spine", "core", spine_core_lengths(shape, layout), up,
             switch_end(models.core, up, fastest=False), switch_end(models.spine, up, fastest=True),
             selector,
         )  # fmt: skip
+    links = [group for group, _ in with_runs]
+    runs = tuple(
+        RunMedia(a=group.a, b=group.b, run_m=run, link_index=index)
+        for index, (group, carried) in enumerate(with_runs)
+        for run in carried
+    )
     lengths: Counter[tuple[str, str, float]] = Counter()
     for group in links:
         lengths[(group.a, group.b, group.length_m)] += group.links
@@ -289,6 +298,7 @@ def _plane(
         leaf_downlink_gbps=shape.leaf_downlinks * nic,
         leaf_uplink_gbps=shape.leaf_uplinks * shape.uplink_speed_gbps,
         growth=growth(shape, gpus_per_server, models.leaf, models.spine, models.core),
+        runs=runs,
     )
 
 

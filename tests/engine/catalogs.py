@@ -203,6 +203,20 @@ CABLES = (
     *_copper(MediaKind.AOC, 400, FormFactor.OSFP, AOC_LENGTHS, power=16.0),
     *_copper(MediaKind.AOC, 100, FormFactor.QSFP28, AOC_LENGTHS, power=4.0),
     *_copper(MediaKind.AOC, 25, FormFactor.SFP28, AOC_LENGTHS, power=2.0),
+    *(
+        CableSpec(
+            sku=f"EZ-CAT6A-{length:g}M",
+            name=f"Cat6A patch cord {length:g} m",
+            vendor="EZMAX",
+            lifecycle=OK,
+            media=MediaKind.UTP,
+            end_a=FormFactor.RJ45,
+            end_b=FormFactor.RJ45,
+            speed_gbps=1,
+            length_m=length,
+        )
+        for length in (1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 50.0)
+    ),
     *_fibre(MediaKind.MMF, FibreType.OM4, Connector.MPO12, FIBRE_LENGTHS),
     *_fibre(MediaKind.MMF, FibreType.OM4, Connector.LC, FIBRE_LENGTHS),
     *_fibre(MediaKind.SMF, FibreType.OS2, Connector.MPO12, TRUNK_LENGTHS),
@@ -226,6 +240,7 @@ MEDIA_RULES = (
     _rule(400, MediaKind.MMF, 50.0),
     _rule(400, MediaKind.SMF, 500.0),
     _rule(10, MediaKind.MMF, 400.0),
+    _rule(1, MediaKind.UTP, 100.0),
 )
 
 CATALOG = CatalogSnapshot(

@@ -1,0 +1,261 @@
+"""The cabling plan: one row per physical cable, generated lazily from the design's shape.
+
+The design holds only counts; a million cables at 131,072 GPUs are produced here one at a time,
+in a fixed order (plane, tier pair, fabric plane, switch, port), so two runs give the same file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from planner.engine import names
+from planner.engine.catalog import MediaKind
+from planner.engine.design import Design, LinkGroup, PlaneDesign, PlaneShape
+from planner.engine.media import (
+    extra_run_m,
+    in_rack_leaf,
+    leaf_spine_run_m,
+    rack_run_m,
+    rail_run_m,
+    rail_style,
+    spine_core_run_m,
+    switch_end,
+)
+from planner.engine.request import Layout
+
+LABEL_PREFIX = {"compute": "CMP", "storage": "STO", "frontend": "FE", "oob": "OOB"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CablingRow:
+    """A is the upper tier's end (the leaf for a server link); a breakout cable lists its legs'
+    devices and ports joined by '+'."""
+
+    plane: str
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    media: MediaKind
+    length_m: float
+    cable_sku: str
+    links: int
+    label: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Link:
+    a_device: str
+    a_port: str
+    a_physical: str  # the physical cage, so breakout lanes of one cage share one cable
+    b_device: str
+    b_port: str
+    group: LinkGroup
+
+
+def _nic_port(plane: str, index: int) -> str:
+    return {"compute": "c", "storage": "s", "frontend": "f", "oob": "bmc"}.get(plane, "p") + str(
+        index + 1
+    )
+
+
+def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Iterator[_Link]:
+    shape = plane.shape
+    leaf_model_ways = 1
+    for tier in plane.tiers[:1]:
+        label = tier.downlink_breakout
+        if label and "x" in label and label[0].isdigit() and "port" not in label:
+            leaf_model_ways = int(label.split("x")[0])
+    ways = leaf_model_ways
+    spr, per_row = layout.servers_per_rack, layout.racks_per_row
+    inside = in_rack_leaf(shape, layout)
+    for fabric_plane in range(shape.fabric_planes):
+        leaf_index = 0
+        first_server = 0
+        for group in shape.leaf_groups:
+            for _ in range(group.count):
+                for within in range(group.leaves):
+                    leaf_name = names.leaf(shape, fabric_plane, leaf_index)
+                    for logical in range(group.downlinks_per_leaf):
+                        if shape.style == "packed":
+                            endpoint = leaf_index * shape.leaf_downlinks + logical
+                            yield _packed_link(
+                                plane, shape, layout, endpoint, leaf_name, logical, ways,
+                                servers_total,
+                            )  # fmt: skip
+                            continue
+                        if rail_style(shape):
+                            server_in_group, nic = logical, fabric_plane * shape.ports_per_server
+                            nic += within
+                            run = rail_run_m(layout, group.servers, server_in_group, nic)
+                        else:
+                            per = shape.links_per_server_per_leaf
+                            server_in_group, port_k = divmod(logical, per)
+                            nic = within * per + port_k
+                            server = first_server + server_in_group
+                            rack = server // spr
+                            run = rack_run_m(layout, rack % per_row, server % spr, inside)
+                        server = first_server + server_in_group
+                        yield _Link(
+                            a_device=leaf_name,
+                            a_port=names.port(logical, ways),
+                            a_physical=f"{leaf_name}:{logical // ways}",
+                            b_device=names.server(server, servers_total),
+                            b_port=_nic_port(plane.name, nic),
+                            group=plane.run_media("server", "leaf", run),
+                        )
+                    leaf_index += 1
+                first_server += group.servers
+
+
+def _packed_link(
+    plane: PlaneDesign,
+    shape: PlaneShape,
+    layout: Layout,
+    endpoint: int,
+    leaf_name: str,
+    logical: int,
+    ways: int,
+    servers_total: int,
+) -> _Link:
+    server_ports = shape.servers - shape.extra_endpoints
+    if endpoint < server_ports:
+        server, nic = divmod(endpoint, shape.ports_per_server)
+        rack = server // layout.servers_per_rack
+        inside = in_rack_leaf(shape, layout)
+        run = rack_run_m(
+            layout, rack % layout.racks_per_row, server % layout.servers_per_rack, inside
+        )
+        device, port = names.server(server, servers_total), _nic_port(shape.plane, nic)
+    else:
+        extra = endpoint - server_ports
+        run = extra_run_m(layout)
+        device, port = f"{shape.plane}-dev{extra + 1:05d}", "p1"
+    return _Link(
+        a_device=leaf_name,
+        a_port=names.port(logical, ways),
+        a_physical=f"{leaf_name}:{logical // ways}",
+        b_device=device,
+        b_port=port,
+        group=plane.run_media("endpoint", "leaf", run),
+    )
+
+
+def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
+    shape = plane.shape
+    if shape.tiers < 2:
+        return
+    leaf_tier, spine_tier = plane.tiers[0], plane.tiers[1]
+    up_gbps = shape.uplink_speed_gbps
+    # Uplinks start after the leaf's downlink cages; spine ports count from the first.
+    first_up = leaf_tier.ports_used - -(-shape.leaf_uplinks // _ways(leaf_tier.uplink_breakout))
+    leaf_ways = _ways(leaf_tier.uplink_breakout)
+    spine_ways = _ways(spine_tier.downlink_breakout)
+    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
+    m = shape.leaf_spine_links
+    for fabric_plane in range(shape.fabric_planes):
+        for leaf_index in range(shape.leaves):
+            group, within = names.group_of_leaf(shape, leaf_index)
+            group_servers = _group_servers(shape, group)
+            run = leaf_spine_run_m(shape, layout, group_servers, within)
+            link_group = plane.run_media("leaf", "spine", run)
+            leaf_name = names.leaf(shape, fabric_plane, leaf_index)
+            pod, in_pod = divmod(leaf_index, pod_leaves) if shape.tiers == 3 else (0, leaf_index)
+            for k in range(shape.leaf_uplinks):
+                spine_index, lane = divmod(k, m)
+                spine_name = names.spine(shape, fabric_plane, pod, spine_index)
+                yield _Link(
+                    a_device=spine_name,
+                    a_port=names.port(in_pod * m + lane, spine_ways),
+                    a_physical=f"{spine_name}:{(in_pod * m + lane) // spine_ways}",
+                    b_device=leaf_name,
+                    b_port=names.port(k, leaf_ways, first_up),
+                    group=link_group,
+                )
+    if shape.tiers < 3:
+        return
+    core_tier = plane.tiers[2]
+    core_ways = _ways(core_tier.downlink_breakout)
+    spine_up_ways = _ways(spine_tier.uplink_breakout)
+    spine_first_up = spine_tier.ports_used - -(-shape.spine_uplinks // spine_up_ways)
+    run = spine_core_run_m(layout)
+    link_group = plane.run_media("spine", "core", run)
+    mc = shape.spine_core_links
+    for fabric_plane in range(shape.fabric_planes):
+        for pod in range(shape.pods):
+            for spine_index in range(shape.spines_per_pod):
+                spine_name = names.spine(shape, fabric_plane, pod, spine_index)
+                for k in range(shape.spine_uplinks):
+                    member, lane = divmod(k, mc)
+                    core_index = spine_index * shape.cores_per_group + member
+                    core_name = names.core(shape, fabric_plane, core_index)
+                    logical = pod * mc + lane
+                    yield _Link(
+                        a_device=core_name,
+                        a_port=names.port(logical, core_ways),
+                        a_physical=f"{core_name}:{logical // core_ways}",
+                        b_device=spine_name,
+                        b_port=names.port(k, spine_up_ways, spine_first_up),
+                        group=link_group,
+                    )
+
+
+def _ways(breakout: str) -> int:
+    head = breakout.split("x", 1)[0]
+    return int(head) if breakout and head.isdigit() else 1
+
+
+def _group_servers(shape: PlaneShape, group: int) -> int:
+    for leaf_group in shape.leaf_groups:
+        if group < leaf_group.count:
+            return leaf_group.servers
+        group -= leaf_group.count
+    raise IndexError(group)
+
+
+def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> Iterator[CablingRow]:
+    """Gather the lanes of one cage into one cable when the cable carries several links."""
+    prefix = LABEL_PREFIX.get(plane.name, plane.name.upper())
+    pending: list[_Link] = []
+
+    def flush() -> CablingRow:
+        first = pending[0]
+        counter[0] += 1
+        return CablingRow(
+            plane=plane.name,
+            a_device=first.a_device,
+            a_port="+".join(link.a_port for link in pending),
+            b_device="+".join(dict.fromkeys(link.b_device for link in pending)),
+            b_port="+".join(link.b_port for link in pending),
+            media=first.group.media,
+            length_m=max(link.group.length_m for link in pending),
+            cable_sku=first.group.cable_sku,
+            links=len(pending),
+            label=f"{prefix}-{counter[0]:07d}",
+        )
+
+    for link in links:
+        if pending and (
+            link.a_physical != pending[0].a_physical
+            or link.group is not pending[0].group
+            or len(pending) >= link.group.links_per_cable
+        ):
+            yield flush()
+            pending = []
+        pending.append(link)
+        if link.group.links_per_cable <= 1:
+            yield flush()
+            pending = []
+    if pending:
+        yield flush()
+
+
+def iter_cabling(design: Design) -> Iterator[CablingRow]:
+    layout = design.request.layout
+    for plane in design.planes:
+        counter = [0]
+        yield from _cables(plane, _server_links(plane, layout, design.servers), counter)
+        yield from _cables(plane, _fabric_links(plane, layout), counter)
+
+
+__all__ = ["CablingRow", "iter_cabling", "switch_end"]

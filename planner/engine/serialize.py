@@ -1,0 +1,215 @@
+"""A design as JSON-ready data (the REST API and `size --format json`) and as a text table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.engine.design import Design, PlaneDesign, TierDesign
+from planner.engine.request import to_dict
+
+
+def _role(plane: PlaneDesign, role: str) -> str:
+    # The compute plane's roles are the bare names the API promises ({"leaf": 32, ...}).
+    return role if plane.name == "compute" else f"{plane.name}_{role}"
+
+
+def _tier_dict(tier: TierDesign) -> dict[str, Any]:
+    return {
+        "role": tier.role,
+        "switch": tier.switch,
+        "sku": tier.sku,
+        "description": tier.description,
+        "count": tier.count,
+        "ports_per_switch": tier.physical_ports,
+        "ports_used": tier.ports_used,
+        "ports_free": tier.ports_free,
+        "downlinks": tier.downlinks,
+        "uplinks": tier.uplinks,
+        "downlink_speed_gbps": tier.downlink_speed_gbps,
+        "uplink_speed_gbps": tier.uplink_speed_gbps,
+        "downlink_breakout": tier.downlink_breakout,
+        "uplink_breakout": tier.uplink_breakout,
+        "oversubscription_target": tier.oversubscription_target,
+        "oversubscription": tier.oversubscription,
+        "power_w": tier.power_w,
+        "rack_units": tier.rack_units,
+    }
+
+
+def _plane_dict(plane: PlaneDesign) -> dict[str, Any]:
+    shape = plane.shape
+    return {
+        "name": plane.name,
+        "style": plane.style,
+        "tiers_count": shape.tiers,
+        "fabric_planes": shape.fabric_planes,
+        "pods": shape.pods if shape.tiers == 3 else 0,
+        "groups": shape.groups,
+        "group_servers": shape.group_servers,
+        "nic_speed_gbps": shape.nic_speed_gbps,
+        "tiers": [_tier_dict(tier) for tier in plane.tiers],
+        "bisection_gbps": plane.bisection_gbps,
+        "bandwidth_per_server_gbps": plane.bandwidth_per_server_gbps,
+        "bandwidth_per_gpu_gbps": plane.bandwidth_per_gpu_gbps,
+        "leaf_downlink_gbps": plane.leaf_downlink_gbps,
+        "leaf_uplink_gbps": plane.leaf_uplink_gbps,
+        "growth": {
+            "max_gpus_current_spines": plane.growth.max_gpus_current_spines,
+            "max_gpus_same_tiers": plane.growth.max_gpus_same_tiers,
+            "free_server_slots": plane.growth.free_server_slots,
+        },
+        "lengths": [
+            {"a": b.a, "b": b.b, "length_m": b.length_m, "links": b.links} for b in plane.lengths
+        ],
+    }
+
+
+def design_to_dict(design: Design) -> dict[str, Any]:
+    compute = design.compute
+    switches: dict[str, int] = {}
+    for plane in design.planes:
+        for tier in plane.tiers:
+            switches[_role(plane, tier.role)] = tier.count
+    oversubscription = {
+        tier.role: float(tier.oversubscription)
+        for tier in compute.tiers
+        if tier.oversubscription is not None
+    }
+    links = [
+        {
+            "plane": group.plane,
+            "a": group.a,
+            "b": group.b,
+            "count": group.links,
+            "speed_gbps": group.speed_gbps,
+            "media": group.media.value,
+            "length_m": group.length_m,
+            "cable_sku": group.cable_sku,
+            "cables": group.cables,
+            "links_per_cable": group.links_per_cable,
+            "transceiver_sku_a": group.transceiver_sku_a,
+            "transceiver_sku_b": group.transceiver_sku_b,
+            "transceivers": group.transceivers,
+        }
+        for plane in design.planes
+        for group in plane.links
+    ]
+    return {
+        "gpus": design.gpus,
+        "gpus_per_server": design.gpus_per_server,
+        "servers": design.servers,
+        "scalable_units": design.scalable_units,
+        "racks": design.racks,
+        "fabric": compute.style,
+        "tiers": compute.shape.tiers,
+        "switches": switches,
+        "links": links,
+        "links_total": design.links_total,
+        "cables_total": design.cables_total,
+        "transceivers_total": design.transceivers_total,
+        "oversubscription": oversubscription,
+        "bisection_gbps": compute.bisection_gbps,
+        "bandwidth_per_gpu_gbps": compute.bandwidth_per_gpu_gbps,
+        "bandwidth_per_server_gbps": compute.bandwidth_per_server_gbps,
+        "growth": _plane_dict(compute)["growth"],
+        "power_w": design.power_w,
+        "power_per_rack_w": design.power_per_rack_w,
+        "bom": [
+            {
+                "sku": line.sku,
+                "description": line.description,
+                "quantity": line.quantity,
+                "power_w": line.power_w,
+                "rack_units": line.rack_units,
+                "plane": line.plane,
+                "tier": line.tier,
+                "category": line.category,
+            }
+            for line in design.bom
+        ],
+        "warnings": [
+            {"code": w.code, "message": w.message, "action": w.action} for w in design.warnings
+        ],
+        "notes": list(design.notes),
+        "cost": design.cost,
+        "planes": [_plane_dict(plane) for plane in design.planes],
+        "request": to_dict(design.request),
+    }
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=False)]
+    right = [all(_numeric(r[i]) for r in rows) and bool(rows) for i in range(len(headers))]
+
+    def fmt(cells: list[str]) -> str:
+        parts = [
+            str(c).rjust(w) if r else str(c).ljust(w)
+            for c, w, r in zip(cells, widths, right, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return [fmt(headers), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
+
+
+def _numeric(text: str) -> bool:
+    return text.replace(",", "").replace(".", "").replace(":1", "").isdigit()
+
+
+def format_text(design: Design) -> str:
+    compute = design.compute
+    shape = compute.shape
+    lines = [
+        f"{design.gpus:,} GPUs, {design.servers:,} servers x {design.gpus_per_server} GPUs, "
+        f"{compute.style} fabric, {shape.tiers} tier(s)"
+        + (f", {design.scalable_units} SUs" if design.scalable_units else "")
+        + f", {design.racks:,} compute racks",
+        f"Bandwidth: {compute.bandwidth_per_gpu_gbps:g} Gbps per GPU, "
+        f"{compute.bandwidth_per_server_gbps:,} Gbps per server; bisection "
+        f"{compute.bisection_gbps:,} Gbps",
+        f"Growth: {compute.growth.max_gpus_current_spines:,} GPUs with these spines, "
+        f"{compute.growth.max_gpus_same_tiers:,} GPUs with {shape.tiers} tier(s)",
+        "",
+    ]
+    rows = []
+    for plane in design.planes:
+        for tier in plane.tiers:
+            over = f"{tier.oversubscription:g}:1" if tier.oversubscription is not None else "-"
+            rows.append(
+                [plane.name, tier.role, tier.switch, f"{tier.count:,}", str(tier.downlinks),
+                 str(tier.uplinks), str(tier.ports_free), tier.downlink_breakout or "-", over]
+            )  # fmt: skip
+    lines += _table(
+        ["plane", "tier", "switch", "count", "down", "up", "free", "breakout", "oversub"], rows
+    )
+    lines.append("")
+    rows = [
+        [g.plane, f"{g.a}-{g.b}", f"{g.speed_gbps}G", g.media.value, f"{g.length_m:g} m",
+         f"{g.links:,}", f"{g.cables:,}", f"{g.transceivers:,}", g.cable_sku]
+        for p in design.planes
+        for g in p.links
+    ]  # fmt: skip
+    lines += _table(
+        ["plane", "link", "speed", "media", "length", "links", "cables", "optics", "cable sku"],
+        rows,
+    )
+    lines.append(
+        f"Totals: {design.links_total:,} links, {design.cables_total:,} cables, "
+        f"{design.transceivers_total:,} transceivers"
+    )
+    lines.append("")
+    rows = [
+        [line.sku, line.description, f"{line.quantity:,}", f"{line.power_w:,}", line.plane]
+        for line in design.bom
+    ]
+    lines += _table(["sku", "description", "qty", "power W", "plane"], rows)
+    lines.append(
+        f"Network power {design.power_w:,} W; {design.power_per_rack_w:,} W per compute rack"
+    )
+    if design.warnings:
+        lines.append("")
+        lines.append("Warnings:")
+        lines += [f"  [{w.code}] {w.message} {w.action}" for w in design.warnings]
+    if design.notes:
+        lines.append("")
+        lines += [f"  * {note}" for note in design.notes]
+    return "\n".join(lines) + "\n"
