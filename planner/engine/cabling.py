@@ -146,7 +146,6 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
     if shape.tiers < 2:
         return
     leaf_tier, spine_tier = plane.tiers[0], plane.tiers[1]
-    up_gbps = shape.uplink_speed_gbps
     # Uplinks start after the leaf's downlink cages; spine ports count from the first.
     first_up = leaf_tier.ports_used - -(-shape.leaf_uplinks // _ways(leaf_tier.uplink_breakout))
     leaf_ways = _ways(leaf_tier.uplink_breakout)

@@ -5,7 +5,7 @@ so sizing 131,072 GPUs costs the same as sizing 8 (loops run over port counts, n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from planner.engine.design import Growth, LeafGroup, PlaneShape
@@ -143,29 +143,31 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     if k_leaf == 0:
         raise SwitchMismatch(f"{spec.plane} leaf {spec.leaf.label} cannot run {nic}G ports.")
 
-    base = {
-        "plane": spec.plane,
-        "style": spec.style,
-        "fabric_planes": fabric_planes,
-        "nic_speed_gbps": nic,
-        "ports_per_server": ports,
-        "links_per_server_per_leaf": per_leaf,
-        "servers": endpoints,
-        "extra_endpoints": spec.extra_endpoints if spec.style == "packed" else 0,
-    }
-    no_spines = {
-        "uplink_speed_gbps": 0,
-        "leaf_uplinks": 0,
-        "groups_per_pod": 1,
-        "pods": 1,
-        "spines_per_pod": 0,
-        "leaf_spine_links": 0,
-        "spine_downlinks": 0,
-        "spine_uplinks": 0,
-        "core_speed_gbps": 0,
-        "cores_per_group": 0,
-        "spine_core_links": 0,
-    }
+    base = PlaneShape(
+        plane=spec.plane,
+        style=spec.style,
+        fabric_planes=fabric_planes,
+        tiers=1,
+        nic_speed_gbps=nic,
+        ports_per_server=ports,
+        links_per_server_per_leaf=per_leaf,
+        servers=endpoints,
+        group_servers=endpoints,
+        leaf_groups=(),
+        leaf_downlinks=0,
+        leaf_uplinks=0,
+        uplink_speed_gbps=0,
+        groups_per_pod=1,
+        pods=1,
+        spines_per_pod=0,
+        leaf_spine_links=0,
+        spine_downlinks=0,
+        spine_uplinks=0,
+        core_speed_gbps=0,
+        cores_per_group=0,
+        spine_core_links=0,
+        extra_endpoints=spec.extra_endpoints if spec.style == "packed" else 0,
+    )
 
     # One switch per fabric plane carries every port of every server (or one redundant pair
     # when dual-homed): no spine needed (media-and-fabric-facts, design rules).
@@ -173,16 +175,14 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     single_per_leaf = 1 if spec.style == "packed" else ports // single_leaves
     single_links = endpoints * single_per_leaf
     if single_links <= k_leaf:
-        return PlaneShape(
-            **{**base, "links_per_server_per_leaf": single_per_leaf},
-            tiers=1,
-            group_servers=endpoints,
+        return replace(
+            base,
+            links_per_server_per_leaf=single_per_leaf,
             leaf_groups=(
                 LeafGroup(count=1, servers=endpoints, leaves=single_leaves,
                           downlinks_per_leaf=single_links),
             ),
             leaf_downlinks=single_links,
-            **no_spines,
         )  # fmt: skip
 
     prefer_radix = spec.style in ("rail", "rail-plane")
@@ -210,8 +210,8 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
 
     spines = smallest_divisor_at_least(u, ceil_div(leaves * u, k_spine))
     if spines is not None:
-        return PlaneShape(
-            **base,
+        return replace(
+            base,
             tiers=2,
             group_servers=group_servers,
             leaf_groups=groups,
@@ -260,8 +260,8 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label} reach {k_core} pods "
             f"({limit:,} {unit}) at the requested oversubscription."
         )
-    return PlaneShape(
-        **base,
+    return replace(
+        base,
         tiers=3,
         group_servers=group_servers,
         leaf_groups=groups,

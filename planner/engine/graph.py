@@ -60,7 +60,10 @@ def _add_fabric(graph: Any, shape: PlaneShape, fabric_plane: int, directed: bool
     """Add one fabric plane's switches and merged links; returns its leaves in order."""
     leaves = _leaf_names(shape, fabric_plane)
     graph.add_nodes_from(
-        (leaf, {"role": "leaf", "downlink_gbps": leaf_downlinks_at(shape, i) * shape.nic_speed_gbps})
+        (
+            leaf,
+            {"role": "leaf", "downlink_gbps": leaf_downlinks_at(shape, i) * shape.nic_speed_gbps},
+        )
         for i, leaf in enumerate(leaves)
     )
     if shape.tiers < 2:

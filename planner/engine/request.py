@@ -409,7 +409,8 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     if dual and rails is not None and rails % 2:
         reader.fail(
             "dual_homing",
-            f"dual_homing splits each server's ports over a leaf pair; rails ({rails}) must be even.",
+            f"dual_homing splits each server's ports over a leaf pair; rails ({rails}) must be "
+            "even.",
         )
     rails_per_plane = reader.int_("rails_per_plane", 1, 1, 64)
     if rails and rails_per_plane and rails % rails_per_plane:
@@ -442,8 +443,11 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
 
     if reader.errors:
         raise RequestError(reader.errors)
-    assert gpus is not None and per_server is not None and rails is not None
-    assert nic_speed is not None and rails_per_plane is not None
+    assert gpus is not None
+    assert per_server is not None
+    assert rails is not None
+    assert nic_speed is not None
+    assert rails_per_plane is not None
     return DesignRequest(
         gpus=gpus,
         gpus_per_server=per_server,

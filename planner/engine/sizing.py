@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 
-from planner.engine.catalog import CatalogSnapshot, Lifecycle, MediaKind, NicSpec
+from planner.engine.catalog import CatalogSnapshot, Lifecycle, NicSpec
 from planner.engine.design import (
     BomLine,
     Design,
@@ -39,6 +39,7 @@ from planner.engine.fabric import (
     plan_plane,
 )
 from planner.engine.media import (
+    MediaChoice,
     MediaSelector,
     PortEnd,
     leaf_spine_lengths,
@@ -186,14 +187,15 @@ def _link_groups(
     selector: MediaSelector,
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
     """Link groups with the computed runs each one carries."""
-    merged: dict[tuple[object, ...], list[object]] = {}
+    chosen: dict[tuple[object, ...], MediaChoice] = {}
+    counts: Counter[tuple[object, ...]] = Counter()
     run_keys: dict[tuple[object, ...], list[float]] = {}
     for length in sorted(runs):
         links = runs[length]
         if links == 0:
             continue
         choice = selector.choose(f"{plane} {a}-{b}", speed, length, end_a, end_b)
-        key = (
+        key: tuple[object, ...] = (
             choice.media,
             choice.length_m,
             choice.cable.sku,
@@ -201,17 +203,11 @@ def _link_groups(
             choice.transceiver_b.sku if choice.transceiver_b else None,
         )
         run_keys.setdefault(key, []).append(length)
-        if key in merged:
-            merged[key][1] = int(str(merged[key][1])) + links
-        else:
-            merged[key] = [choice, links]
+        chosen.setdefault(key, choice)
+        counts[key] += links
     groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
-    for key, entry in merged.items():
-        choice, links = entry[0], int(str(entry[1]))
-        assert not isinstance(choice, int | str)
-        from planner.engine.media import MediaChoice
-
-        assert isinstance(choice, MediaChoice)
+    for group_key, choice in chosen.items():
+        links = counts[group_key]
         transceivers = 0
         if choice.transceiver_a is not None:
             # The fat end is the lower tier's port: a switch end for leaf-spine and spine-core,
@@ -220,23 +216,23 @@ def _link_groups(
                 links, choice.links_per_transceiver_b
             )
         group = LinkGroup(
-                plane=plane,
-                a=a,
-                b=b,
-                links=links,
-                speed_gbps=speed,
-                media=choice.media,
-                length_m=choice.length_m,
-                cable_sku=choice.cable.sku,
-                cables=ceil_div(links, choice.links_per_cable),
-                links_per_cable=choice.links_per_cable,
-                transceiver_sku_a=choice.transceiver_b.sku if choice.transceiver_b else None,
-                transceiver_sku_b=choice.transceiver_a.sku if choice.transceiver_a else None,
-                transceivers=transceivers,
-                links_per_transceiver_a=choice.links_per_transceiver_b,
-                links_per_transceiver_b=choice.links_per_transceiver_a,
-            )
-        groups.append((group, tuple(run_keys[key])))
+            plane=plane,
+            a=a,
+            b=b,
+            links=links,
+            speed_gbps=speed,
+            media=choice.media,
+            length_m=choice.length_m,
+            cable_sku=choice.cable.sku,
+            cables=ceil_div(links, choice.links_per_cable),
+            links_per_cable=choice.links_per_cable,
+            transceiver_sku_a=choice.transceiver_b.sku if choice.transceiver_b else None,
+            transceiver_sku_b=choice.transceiver_a.sku if choice.transceiver_a else None,
+            transceivers=transceivers,
+            links_per_transceiver_a=choice.links_per_transceiver_b,
+            links_per_transceiver_b=choice.links_per_transceiver_a,
+        )
+        groups.append((group, tuple(run_keys[group_key])))
     return sorted(groups, key=lambda g: (g[0].length_m, g[0].media.value, g[0].cable_sku))
 
 
@@ -511,7 +507,9 @@ def _warnings(
                             f"{tier.uplink_speed_gbps}G up gives {achieved:g}:1, not the "
                             f"{target:g}:1 asked for."
                         ),
-                        action="Whole ports cannot meet the ratio exactly; the design stays below it.",
+                        action=(
+                            "Whole ports cannot meet the ratio exactly; the design stays below it."
+                        ),
                     )
                 )
             if tier.physical_ports and tier.ports_free / tier.physical_ports > UNUSED_PORTS_WARN:
@@ -567,14 +565,18 @@ def _warnings(
     return tuple(unique.values())
 
 
-def _rack_power(design_planes: tuple[PlaneDesign, ...], bom: tuple[BomLine, ...], request: DesignRequest) -> int:
+def _rack_power(
+    design_planes: tuple[PlaneDesign, ...], bom: tuple[BomLine, ...], request: DesignRequest
+) -> int:
     """Network power in one full compute rack: NICs and server-end optics of its servers, plus the
     leaves when they sit in the rack."""
     layout = request.layout
     servers = request.servers
     per_server = 0.0
     for line in bom:
-        if line.category == "nic" or (line.category == "transceiver" and line.tier.endswith("-leaf")):
+        if line.category == "nic" or (
+            line.category == "transceiver" and line.tier.endswith("-leaf")
+        ):
             # Server-side optics are half of the server-leaf transceivers.
             share = 0.5 if line.category == "transceiver" else 1.0
             per_server += line.power_w * share / servers
@@ -590,7 +592,8 @@ def _rack_power(design_planes: tuple[PlaneDesign, ...], bom: tuple[BomLine, ...]
 def _size(
     request: DesignRequest, catalog: CatalogSnapshot, prices: Mapping[str, Decimal] | None
 ) -> Design:
-    assert request.fabric is not None and request.leaf is not None
+    assert request.fabric is not None
+    assert request.leaf is not None
     selector = MediaSelector(catalog, request.media)
     compute = _compute_models(request)
     layout = request.layout
@@ -732,7 +735,9 @@ def _notes(design: Design, best: Design, prices_given: bool) -> tuple[str, ...]:
     )
     over = leaf.oversubscription
     if over is not None and over > 1:
-        notes.append(f"Leaf oversubscription {over:g}:1: less cross-fabric bandwidth, fewer spines.")
+        notes.append(
+            f"Leaf oversubscription {over:g}:1: less cross-fabric bandwidth, fewer spines."
+        )
     if prices_given and design.cost is not None and best.cost is not None and design is not best:
         delta = (Decimal(design.cost) - Decimal(best.cost)) / request.gpus
         notes.append(f"Costs {delta:,.2f} more per GPU than the first option.")
@@ -776,7 +781,8 @@ def alternatives(
         switches = sum(t.count for p in design.planes for t in p.tiers)
         cost = Decimal(design.cost) if design.cost is not None else Decimal(0)
         leaf = design.compute.tiers[0]
-        return (cost / design.gpus, switches, design.power_w, design.request.fabric or "", leaf.switch,
+        fabric = design.request.fabric or ""
+        return (cost / design.gpus, switches, design.power_w, fabric, leaf.switch,
                 leaf.oversubscription or 0)  # fmt: skip
 
     designs.sort(key=rank)

@@ -74,7 +74,8 @@ SWITCHES = (
         lifecycle=OK,
         port_groups=(
             PortGroup(count=64, speed_gbps=400, form_factor=FormFactor.OSFP,
-                      breakouts=(Breakout(ways=2, speed_gbps=200), Breakout(ways=4, speed_gbps=100))),
+                      breakouts=(Breakout(ways=2, speed_gbps=200),
+                                 Breakout(ways=4, speed_gbps=100))),
         ),
         switching_capacity_gbps=25600,
         power_typical_w=1400,
