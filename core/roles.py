@@ -45,15 +45,27 @@ CATALOG_VIEW_COST = "catalog.view_cost"
 # Designs: engineers size, save and copy them; who sees which is decided by planner.selectors.
 PLANNER_WORK = ("planner.view_design", "planner.add_design", "planner.change_design")
 
+# Quotes: engineers quote their designs and keep customers; who sees which quote is decided by
+# quotes.selectors. Sales managers also approve above the discount policy and see margins.
+QUOTE_WORK = (
+    "quotes.view_quote",
+    "quotes.add_quote",
+    "quotes.change_quote",
+    "quotes.view_customer",
+    "quotes.add_customer",
+    "quotes.change_customer",
+)
+QUOTE_MANAGE = ("quotes.approve_quote", "quotes.view_margin")
+
 SALES_ENGINEER = Role(
     "sales-engineer",
     _("Sales engineer"),
-    ("core.view_team", *CATALOG_VIEW, *PLANNER_WORK),
+    ("core.view_team", *CATALOG_VIEW, *PLANNER_WORK, *QUOTE_WORK),
 )
 SALES_MANAGER = Role(
     "sales-manager",
     _("Sales manager"),
-    (*SALES_ENGINEER.permissions, CATALOG_VIEW_COST),
+    (*SALES_ENGINEER.permissions, CATALOG_VIEW_COST, *QUOTE_MANAGE),
 )
 CATALOG_MANAGER = Role(
     "catalog-manager",

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -35,3 +37,437 @@ class Customer(models.Model):
 
     def __str__(self) -> str:
         return self.name_zh or self.name_en
+
+
+class Contact(models.Model):
+    customer = models.ForeignKey(
+        Customer, on_delete=models.CASCADE, related_name="contacts", verbose_name=_("customer")
+    )
+    name = models.CharField(_("name"), max_length=120)
+    email = models.EmailField(_("email"), blank=True)
+    phone = models.CharField(_("phone"), max_length=40, blank=True)
+    title = models.CharField(_("job title"), max_length=120, blank=True)
+    is_primary = models.BooleanField(_("primary contact"), default=False)
+
+    class Meta:
+        verbose_name = _("contact")
+        verbose_name_plural = _("contacts")
+        ordering = ["-is_primary", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Opportunity(models.Model):
+    """A sales opportunity (a deal in the CRM) a customer's quotes belong to."""
+
+    customer = models.ForeignKey(
+        Customer, on_delete=models.PROTECT, related_name="opportunities", verbose_name=_("customer")
+    )
+    name = models.CharField(_("name"), max_length=200)
+    external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="opportunities",
+        verbose_name=_("owner"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("opportunity")
+        verbose_name_plural = _("opportunities")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class QuoteNumberCounter(models.Model):
+    """The last quote number given out in a year. Locked (SELECT ... FOR UPDATE) while a quote is
+    created, in the same transaction: numbers are gapless and never duplicated."""
+
+    year = models.PositiveIntegerField(_("year"), unique=True)
+    last_number = models.PositiveIntegerField(_("last number"), default=0)
+
+    class Meta:
+        verbose_name = _("quote number counter")
+        verbose_name_plural = _("quote number counters")
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.last_number}"
+
+
+class QuoteStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    PENDING_APPROVAL = "pending_approval", _("Pending approval")
+    APPROVED = "approved", _("Approved")
+    SENT = "sent", _("Sent")
+    ACCEPTED = "accepted", _("Accepted")
+    DECLINED = "declined", _("Declined")
+    EXPIRED = "expired", _("Expired")
+    SUPERSEDED = "superseded", _("Superseded")
+
+
+EDITABLE_STATUSES = (QuoteStatus.DRAFT, QuoteStatus.PENDING_APPROVAL, QuoteStatus.APPROVED)
+
+
+class Quote(models.Model):
+    """A quote: one number, one or more revisions. `status`, `total` and `currency` mirror the
+    latest revision, for lists and filters."""
+
+    number = models.CharField(_("number"), max_length=20, unique=True)
+    year = models.PositiveIntegerField(_("year"))
+    sequence = models.PositiveIntegerField(_("sequence"))
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    customer = models.ForeignKey(
+        Customer, on_delete=models.PROTECT, related_name="quotes", verbose_name=_("customer")
+    )
+    opportunity = models.ForeignKey(
+        Opportunity,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="quotes",
+        verbose_name=_("opportunity"),
+    )
+    design = models.ForeignKey(
+        "planner.Design", on_delete=models.PROTECT, related_name="quotes", verbose_name=_("design")
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="quotes",
+        verbose_name=_("owner"),
+    )
+    team = models.ForeignKey(
+        Team, on_delete=models.PROTECT, related_name="quotes", verbose_name=_("team")
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT
+    )
+    currency = models.CharField(_("currency"), max_length=3, default="CNY")
+    total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, default=0)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("quote")
+        verbose_name_plural = _("quotes")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["year", "sequence"], name="quote_unique_year_sequence")
+        ]
+        permissions = [
+            ("approve_quote", _("Can approve quotes above the discount policy")),
+            ("view_margin", _("Can view cost and margin on quotes")),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+    @property
+    def current_revision(self) -> "QuoteRevision | None":
+        return self.revisions.order_by("-number").first()
+
+
+class QuoteRevision(models.Model):
+    """One version of a quote, with everything it was priced from frozen: the design snapshot,
+    prices, currency and exchange rate, tax rate, terms and validity. Once sent it never changes
+    (the services refuse); `revise` copies it into a new draft."""
+
+    quote = models.ForeignKey(
+        Quote, on_delete=models.CASCADE, related_name="revisions", verbose_name=_("quote")
+    )
+    number = models.PositiveIntegerField(_("revision"), default=0)
+    status = models.CharField(
+        _("status"), max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT
+    )
+    design_snapshot = models.JSONField(_("design snapshot"), default=dict)
+    price_list_code = models.CharField(_("price list"), max_length=40, blank=True)
+    price_list_currency = models.CharField(_("price list currency"), max_length=3, default="CNY")
+    prices_are_samples = models.BooleanField(_("sample prices"), default=True)
+    currency = models.CharField(_("currency"), max_length=3, default="CNY")
+    exchange_rate = models.DecimalField(
+        _("exchange rate"),
+        max_digits=14,
+        decimal_places=6,
+        default=Decimal("1"),
+        help_text=_("Units of the quote's currency per unit of the price list's currency."),
+    )
+    tax_rate = models.DecimalField(
+        _("tax rate"), max_digits=6, decimal_places=4, default=Decimal("0.13")
+    )
+    terms = models.TextField(_("terms"), blank=True)
+    validity_days = models.PositiveIntegerField(_("validity (days)"), default=30)
+    valid_until = models.DateField(_("valid until"), null=True, blank=True)
+    support_years = models.PositiveSmallIntegerField(_("support years"), default=1)
+    # Totals, as priced by quotes.pricing (kept for lists, the API and documents).
+    list_total = models.DecimalField(max_digits=16, decimal_places=2, default=0)
+    subtotal = models.DecimalField(_("subtotal"), max_digits=16, decimal_places=2, default=0)
+    tax = models.DecimalField(_("tax"), max_digits=16, decimal_places=2, default=0)
+    total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, default=0)
+    optional_total = models.DecimalField(max_digits=16, decimal_places=2, default=0)
+    cost_total = models.DecimalField(max_digits=16, decimal_places=2, default=0)
+    margin_percent = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    max_discount_percent = models.DecimalField(max_digits=6, decimal_places=2, default=0)
+    approval_reasons = models.JSONField(_("approval needed because"), default=list, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("approved by"),
+    )
+    approved_at = models.DateTimeField(_("approved at"), null=True, blank=True)
+    sent_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("sent by"),
+    )
+    sent_at = models.DateTimeField(_("sent at"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("quote revision")
+        verbose_name_plural = _("quote revisions")
+        ordering = ["quote", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["quote", "number"], name="quote_revision_unique")
+        ]
+        indexes = [models.Index(fields=["status", "valid_until"])]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        return revision_label(self.quote.number, self.number)
+
+    @property
+    def is_editable(self) -> bool:
+        return self.status in EDITABLE_STATUSES
+
+
+def revision_label(quote_number: str, revision: int) -> str:
+    """Q-2026-00042 for the first version, Q-2026-00042-R1, -R2... for its revisions."""
+    return f"{quote_number}-R{revision}" if revision else quote_number
+
+
+class LineKind(models.TextChoices):
+    PRODUCT = "product", _("Product")
+    SERVICE = "service", _("Service")
+    NOTE = "note", _("Note")
+
+
+class QuoteLine(models.Model):
+    """A line, with the prices it was priced from frozen (in the price list's currency) and the
+    priced result (in the quote's currency)."""
+
+    revision = models.ForeignKey(
+        QuoteRevision, on_delete=models.CASCADE, related_name="lines", verbose_name=_("revision")
+    )
+    position = models.PositiveIntegerField(_("position"), default=0)
+    kind = models.CharField(
+        _("kind"), max_length=10, choices=LineKind.choices, default=LineKind.PRODUCT
+    )
+    plane = models.CharField(_("plane"), max_length=30, blank=True)
+    tier = models.CharField(_("tier"), max_length=30, blank=True)
+    sku = models.CharField(_("SKU"), max_length=64, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    quantity = models.PositiveIntegerField(_("quantity"), default=0)
+    is_optional = models.BooleanField(_("optional"), default=False)
+    # Frozen inputs, in the price list's currency.
+    frozen_list_price = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    frozen_tiers = models.JSONField(default=list, blank=True)  # [[min quantity, "unit price"]]
+    frozen_contract_price = models.DecimalField(
+        max_digits=14, decimal_places=2, null=True, blank=True
+    )
+    frozen_unit_cost = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    discount_percent = models.DecimalField(
+        _("discount %"), max_digits=5, decimal_places=2, default=Decimal("0")
+    )
+    override_unit_price = models.DecimalField(
+        _("price override"), max_digits=14, decimal_places=2, null=True, blank=True
+    )
+    # Priced, in the quote's currency.
+    price_source = models.CharField(_("price source"), max_length=10, blank=True)
+    list_unit_price = models.DecimalField(
+        _("list price"), max_digits=14, decimal_places=2, default=0
+    )
+    base_unit_price = models.DecimalField(max_digits=14, decimal_places=2, default=0)
+    effective_discount_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
+    unit_price = models.DecimalField(_("unit price"), max_digits=14, decimal_places=2, default=0)
+    line_total = models.DecimalField(_("line total"), max_digits=16, decimal_places=2, default=0)
+    unit_cost = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("quote line")
+        verbose_name_plural = _("quote lines")
+        ordering = ["revision", "position", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.sku or self.kind} x {self.quantity}"
+
+
+class PolicyMetric(models.TextChoices):
+    DISCOUNT_PERCENT = "discount_percent", _("Largest line discount (%) above")
+    MARGIN_PERCENT = "margin_percent", _("Margin (%) below")
+    TOTAL_AMOUNT = "total_amount", _("Total amount above")
+
+
+class DiscountPolicy(models.Model):
+    """A threshold that makes a revision need approval before it may be sent, and who approves
+    it. Data, edited in the admin."""
+
+    name = models.CharField(_("name"), max_length=120)
+    metric = models.CharField(_("metric"), max_length=20, choices=PolicyMetric.choices)
+    threshold = models.DecimalField(_("threshold"), max_digits=16, decimal_places=2)
+    currency = models.CharField(
+        _("currency"),
+        max_length=3,
+        blank=True,
+        help_text=_("For total amounts only: the rule applies to quotes in this currency."),
+    )
+    approver_group = models.ForeignKey(
+        "auth.Group",
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("approving role"),
+    )
+    is_active = models.BooleanField(_("active"), default=True)
+
+    class Meta:
+        verbose_name = _("discount policy")
+        verbose_name_plural = _("discount policies")
+        ordering = ["metric", "threshold"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_metric_display()} {self.threshold})"
+
+
+class ShareLink(models.Model):
+    """A revocable link to a sent revision for the customer; the token (256 bits) is its key."""
+
+    revision = models.ForeignKey(
+        QuoteRevision,
+        on_delete=models.CASCADE,
+        related_name="share_links",
+        verbose_name=_("revision"),
+    )
+    token = models.CharField(max_length=64, unique=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("share link")
+        verbose_name_plural = _("share links")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.revision} ({self.token[:6]}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class ShareLinkView(models.Model):
+    link = models.ForeignKey(ShareLink, on_delete=models.CASCADE, related_name="views")
+    viewed_at = models.DateTimeField(auto_now_add=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-viewed_at"]
+
+    def __str__(self) -> str:
+        return f"{self.link_id} @ {self.viewed_at:%Y-%m-%d %H:%M}"
+
+
+class Decision(models.TextChoices):
+    ACCEPTED = "accepted", _("Accepted")
+    DECLINED = "declined", _("Declined")
+
+
+class CustomerDecision(models.Model):
+    """The customer's answer to a sent revision, through its share link."""
+
+    revision = models.OneToOneField(
+        QuoteRevision, on_delete=models.PROTECT, related_name="decision"
+    )
+    link = models.ForeignKey(ShareLink, on_delete=models.PROTECT, related_name="decisions")
+    decision = models.CharField(_("decision"), max_length=10, choices=Decision.choices)
+    name = models.CharField(_("name"), max_length=200)
+    email = models.EmailField(_("email"))
+    ip = models.GenericIPAddressField(_("IP address"), null=True, blank=True)
+    decided_at = models.DateTimeField(_("time"), auto_now_add=True)
+    reason = models.TextField(_("reason"), blank=True)
+    optional_line_ids = models.JSONField(_("optional lines added"), default=list, blank=True)
+    accepted_total = models.DecimalField(max_digits=16, decimal_places=2, null=True, blank=True)
+    pdf_sha256 = models.CharField(_("SHA-256 of the PDF accepted"), max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = _("customer decision")
+        verbose_name_plural = _("customer decisions")
+
+    def __str__(self) -> str:
+        return f"{self.revision}: {self.decision}"
+
+
+class AuditAction(models.TextChoices):
+    CREATED = "created", _("Created")
+    STATUS_CHANGED = "status_changed", _("Status changed")
+    APPROVED = "approved", _("Approved")
+    PRICE_OVERRIDE = "price_override", _("Price override")
+    LINE_CHANGED = "line_changed", _("Line changed")
+    SHARE_LINK_CREATED = "share_link_created", _("Share link created")
+    SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
+    SHARE_LINK_VIEWED = "share_link_viewed", _("Share link viewed")
+
+
+class AuditEvent(models.Model):
+    """Who did what to a quote, when, with the state before and after."""
+
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="audit_events")
+    revision = models.ForeignKey(
+        QuoteRevision, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    actor_label = models.CharField(max_length=200, blank=True)  # e.g. the customer's name
+    action = models.CharField(_("action"), max_length=30, choices=AuditAction.choices)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    created_at = models.DateTimeField(_("time"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.quote} {self.action} {self.created_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,380 @@
+"""Quote pricing: a pure function (no ORM, no I/O) from frozen line inputs to priced lines and
+totals. Dataclasses in, dataclasses out; every amount is a `Decimal`.
+
+Rounding rules (the only places money is rounded, all ROUND_HALF_UP to 0.01):
+
+1. Per line, once: the net unit price is `base unit price (price-list currency) x exchange rate
+   x (1 - discount / 100)`, rounded to the cent; a manual override is already a price in cents in
+   the quote's currency. The line total is `net unit price x quantity`: a whole number of cents,
+   so it needs no rounding of its own.
+2. The list price shown per unit is `list price x exchange rate`, rounded to the cent (used for
+   the "discount off list" figures, never for the amount charged).
+3. Tax is computed once, on the subtotal: `subtotal x tax rate`, rounded to the cent.
+
+Consequences the tests rely on: the subtotal is exactly the sum of the (non-optional) line totals,
+every group subtotal is exactly the sum of its lines, and total = subtotal + tax, to the cent.
+
+Which unit price applies, in order: a manual override; else the customer's contract price; else
+the best quantity tier whose minimum the line's quantity reaches; else the list price. The
+discount applies to that base price (never on top of an override).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+ZERO = Decimal("0")
+HUNDRED = Decimal("100")
+
+
+def money(amount: Decimal) -> Decimal:
+    """Round to the cent, half up: the one rounding rule for money."""
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def convert(amount: Decimal, rate: Decimal) -> Decimal:
+    """`amount` in the source currency -> the target currency at `rate` (target units per one
+    source unit), rounded to the cent."""
+    return money(amount * rate)
+
+
+class LineKind:
+    PRODUCT = "product"
+    SERVICE = "service"
+    NOTE = "note"
+
+
+class PriceSource:
+    OVERRIDE = "override"
+    CONTRACT = "contract"
+    TIER = "tier"
+    LIST = "list"
+    MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class LineInput:
+    """One line as frozen on the revision. Prices are in the price list's currency, except
+    `override_unit_price`, which is in the quote's currency."""
+
+    key: str  # identifies the line in the output (e.g. its id or position)
+    kind: str = LineKind.PRODUCT
+    sku: str = ""
+    quantity: int = 0
+    plane: str = ""
+    tier: str = ""
+    optional: bool = False
+    list_price: Decimal | None = None  # None: no price on the list
+    tiers: tuple[tuple[int, Decimal], ...] = ()  # (min quantity, unit price)
+    contract_price: Decimal | None = None
+    unit_cost: Decimal | None = None  # None: unknown (no margin for the line)
+    discount_percent: Decimal = ZERO
+    override_unit_price: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class PricedLine:
+    key: str
+    kind: str
+    plane: str
+    tier: str
+    optional: bool
+    quantity: int
+    price_source: str
+    list_unit_price: Decimal  # in the quote's currency
+    base_unit_price: Decimal  # contract/tier/list price, converted, before discount
+    discount_percent: Decimal  # effective, off the base price (derived for overrides)
+    unit_price: Decimal  # net, what the customer pays per unit
+    line_total: Decimal
+    list_total: Decimal
+    unit_cost: Decimal | None
+    cost_total: Decimal | None
+
+
+@dataclass(frozen=True)
+class GroupTotal:
+    plane: str
+    tier: str
+    subtotal: Decimal
+    optional_total: Decimal
+
+
+@dataclass(frozen=True)
+class Totals:
+    list_total: Decimal  # at list prices, non-optional lines
+    base_total: Decimal  # at contract/tier/list prices before manual discounts
+    subtotal: Decimal  # what is charged, before tax
+    tax: Decimal
+    total: Decimal
+    optional_total: Decimal  # optional lines, not in the subtotal
+    cost_total: Decimal  # of the lines whose cost is known
+    margin: Decimal | None
+    margin_percent: Decimal | None  # of the subtotal, 2 decimals
+    margin_complete: bool  # every priced line had a known cost
+    max_discount_percent: Decimal  # the largest manual discount on a non-optional line
+    discount_percent: Decimal  # (base_total - subtotal) / base_total, 2 decimals
+    missing_prices: tuple[str, ...]  # SKUs without any price
+
+
+@dataclass(frozen=True)
+class PricedQuote:
+    lines: tuple[PricedLine, ...]
+    groups: tuple[GroupTotal, ...]
+    totals: Totals
+    currency: str = ""
+    exchange_rate: Decimal = Decimal("1")
+    tax_rate: Decimal = ZERO
+    notes: tuple[str, ...] = field(default=())
+
+
+def base_price(line: LineInput) -> tuple[Decimal | None, str]:
+    """The unit price before discounts, in the price list's currency, and where it came from."""
+    if line.contract_price is not None:
+        return line.contract_price, PriceSource.CONTRACT
+    reached = [price for minimum, price in line.tiers if line.quantity >= minimum]
+    if reached and line.list_price is not None:
+        best = min(reached)
+        if best < line.list_price:
+            return best, PriceSource.TIER
+    if line.list_price is not None:
+        return line.list_price, PriceSource.LIST
+    return None, PriceSource.MISSING
+
+
+def _percent(part: Decimal, whole: Decimal) -> Decimal:
+    if not whole:
+        return ZERO
+    return (part / whole * HUNDRED).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def price_line(line: LineInput, *, exchange_rate: Decimal) -> PricedLine:
+    if line.kind == LineKind.NOTE:
+        return PricedLine(
+            key=line.key, kind=line.kind, plane=line.plane, tier=line.tier,
+            optional=line.optional, quantity=0, price_source="", list_unit_price=ZERO,
+            base_unit_price=ZERO, discount_percent=ZERO, unit_price=ZERO, line_total=ZERO,
+            list_total=ZERO, unit_cost=None, cost_total=None,
+        )  # fmt: skip
+    base, source = base_price(line)
+    list_unit = convert(line.list_price, exchange_rate) if line.list_price is not None else ZERO
+    base_unit = convert(base, exchange_rate) if base is not None else ZERO
+    if line.override_unit_price is not None:
+        unit = money(line.override_unit_price)
+        source = PriceSource.OVERRIDE
+        discount = _percent(base_unit - unit, base_unit) if base_unit else ZERO
+    elif base is None:
+        unit, discount = ZERO, ZERO
+    else:
+        discount = line.discount_percent
+        unit = money(base * exchange_rate * (1 - discount / HUNDRED))
+    cost = money(line.unit_cost * exchange_rate) if line.unit_cost is not None else None
+    quantity = line.quantity
+    return PricedLine(
+        key=line.key,
+        kind=line.kind,
+        plane=line.plane,
+        tier=line.tier,
+        optional=line.optional,
+        quantity=quantity,
+        price_source=source,
+        list_unit_price=list_unit,
+        base_unit_price=base_unit,
+        discount_percent=discount,
+        unit_price=unit,
+        line_total=unit * quantity,
+        list_total=list_unit * quantity,
+        unit_cost=cost,
+        cost_total=cost * quantity if cost is not None else None,
+    )
+
+
+def totals_of(
+    lines: Iterable[PricedLine], *, tax_rate: Decimal, missing: Sequence[str] = ()
+) -> Totals:
+    charged = [line for line in lines if line.kind != LineKind.NOTE]
+    included = [line for line in charged if not line.optional]
+    subtotal = sum((line.line_total for line in included), ZERO)
+    base_total = sum((line.base_unit_price * line.quantity for line in included), ZERO)
+    costed = [line for line in included if line.cost_total is not None]
+    cost_total = sum((line.cost_total or ZERO for line in costed), ZERO)
+    costed_revenue = sum((line.line_total for line in costed), ZERO)
+    margin = costed_revenue - cost_total if costed else None
+    tax = money(subtotal * tax_rate)
+    return Totals(
+        list_total=sum((line.list_total for line in included), ZERO),
+        base_total=base_total,
+        subtotal=subtotal,
+        tax=tax,
+        total=subtotal + tax,
+        optional_total=sum((line.line_total for line in charged if line.optional), ZERO),
+        cost_total=cost_total,
+        margin=margin,
+        margin_percent=_percent(margin, costed_revenue) if margin is not None else None,
+        margin_complete=len(costed) == len(included),
+        max_discount_percent=max((line.discount_percent for line in included), default=ZERO),
+        discount_percent=_percent(base_total - subtotal, base_total),
+        missing_prices=tuple(missing),
+    )
+
+
+def price_quote(
+    lines: Sequence[LineInput],
+    *,
+    exchange_rate: Decimal = Decimal("1"),
+    tax_rate: Decimal = ZERO,
+    currency: str = "",
+) -> PricedQuote:
+    """Price every line and total them. Lines keep their input order; groups are listed in the
+    order their first line appears."""
+    if exchange_rate <= 0:
+        raise ValueError("The exchange rate must be positive.")
+    if tax_rate < 0:
+        raise ValueError("The tax rate must not be negative.")
+    priced = tuple(price_line(line, exchange_rate=exchange_rate) for line in lines)
+    groups: dict[tuple[str, str], list[PricedLine]] = {}
+    for line in priced:
+        groups.setdefault((line.plane, line.tier), []).append(line)
+    group_totals = tuple(
+        GroupTotal(
+            plane=plane,
+            tier=tier,
+            subtotal=sum((x.line_total for x in members if not x.optional), ZERO),
+            optional_total=sum((x.line_total for x in members if x.optional), ZERO),
+        )
+        for (plane, tier), members in groups.items()
+    )
+    missing = tuple(
+        line.sku
+        for line, p in zip(lines, priced, strict=True)
+        if line.kind != LineKind.NOTE and p.price_source == PriceSource.MISSING
+    )
+    return PricedQuote(
+        lines=priced,
+        groups=group_totals,
+        totals=totals_of(priced, tax_rate=tax_rate, missing=missing),
+        currency=currency,
+        exchange_rate=exchange_rate,
+        tax_rate=tax_rate,
+    )
+
+
+def with_options(quote: PricedQuote, chosen_keys: Iterable[str]) -> Totals:
+    """The totals if the customer adds the chosen optional lines (what they accept)."""
+    chosen = set(chosen_keys)
+    lines = [
+        line if not (line.optional and line.key in chosen) else _include(line)
+        for line in quote.lines
+    ]
+    return totals_of(lines, tax_rate=quote.tax_rate, missing=quote.totals.missing_prices)
+
+
+def _include(line: PricedLine) -> PricedLine:
+    from dataclasses import replace
+
+    return replace(line, optional=False)
+
+
+# --- Service lines from the design's size -------------------------------------------------------
+
+SERVICE_POC = "EZMAX-SVC-POC"
+SERVICE_INSTALL_DAY = "EZMAX-SVC-INSTALL-DAY"
+SERVICE_SUPPORT_YEAR = "EZMAX-SVC-SUPPORT-YEAR"
+
+
+@dataclass(frozen=True)
+class ServiceQuantity:
+    sku: str
+    tier: str  # the phase: poc, pilot, full, support
+    quantity: int
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def service_quantities(
+    *, servers: int, switches: int, support_years: int = 1
+) -> tuple[ServiceQuantity, ...]:
+    """Service lines derived from the design's size (the brochure's implementation phases).
+
+    - POC: one per project.
+    - Installation and tuning, in engineer-days: one day per switch (rack, cable, configure) plus
+      one day per 8 servers (NIC install, RoCE tuning, tests), at least 2 days; the pilot phase
+      takes one fifth of it (rounded up, at least 1 day) and the full deployment the rest (at
+      least 1 day).
+    - Support: one line per year asked for (0 years: no support line).
+    """
+    install_days = max(2, switches + _ceil_div(max(servers, 0), 8))
+    pilot = max(1, _ceil_div(install_days, 5))
+    full = max(1, install_days - pilot)
+    lines = [
+        ServiceQuantity(SERVICE_POC, "poc", 1),
+        ServiceQuantity(SERVICE_INSTALL_DAY, "pilot", pilot),
+        ServiceQuantity(SERVICE_INSTALL_DAY, "full", full),
+    ]
+    if support_years > 0:
+        lines.append(ServiceQuantity(SERVICE_SUPPORT_YEAR, "support", support_years))
+    return tuple(lines)
+
+
+# --- Discount policy ------------------------------------------------------------------------------
+
+
+class Metric:
+    DISCOUNT_PERCENT = "discount_percent"  # triggers above the threshold
+    MARGIN_PERCENT = "margin_percent"  # triggers below the threshold
+    TOTAL_AMOUNT = "total_amount"  # triggers above the threshold (same currency only)
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    name: str
+    metric: str
+    threshold: Decimal
+    approver_group: str
+    currency: str = ""
+
+
+@dataclass(frozen=True)
+class PolicyHit:
+    name: str
+    metric: str
+    threshold: Decimal
+    value: Decimal
+    approver_group: str
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "policy": self.name,
+            "metric": self.metric,
+            "threshold": str(self.threshold),
+            "value": str(self.value),
+            "approver_group": self.approver_group,
+        }
+
+
+def policy_hits(rules: Iterable[PolicyRule], totals: Totals, *, currency: str) -> list[PolicyHit]:
+    """The rules a revision breaks: largest line discount above, margin below (only when the
+    margin is known), or total above the threshold. Equal to the threshold does not trigger."""
+    hits: list[PolicyHit] = []
+    for rule in rules:
+        value: Decimal | None
+        if rule.metric == Metric.DISCOUNT_PERCENT:
+            value = totals.max_discount_percent
+            triggered = value > rule.threshold
+        elif rule.metric == Metric.MARGIN_PERCENT:
+            value = totals.margin_percent
+            triggered = value is not None and value < rule.threshold
+        elif rule.metric == Metric.TOTAL_AMOUNT:
+            value = totals.total
+            triggered = (not rule.currency or rule.currency == currency) and value > rule.threshold
+        else:
+            continue
+        if triggered and value is not None:
+            hits.append(
+                PolicyHit(rule.name, rule.metric, rule.threshold, value, rule.approver_group)
+            )
+    return hits

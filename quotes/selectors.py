@@ -1,0 +1,159 @@
+"""Reads for quotes and customers. Visibility is decided here, once, for pages and the API alike:
+an engineer sees the quotes of their own and of their team; anything else is a 404."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Prefetch, Q, QuerySet
+
+from core.selectors import user_team
+from quotes import pricing
+from quotes.models import (
+    AuditEvent,
+    Customer,
+    LineKind,
+    Quote,
+    QuoteLine,
+    QuoteRevision,
+    ShareLink,
+)
+
+User = AbstractBaseUser | AnonymousUser
+
+# Planes in the order a proposal lists them; anything else follows, services last.
+PLANE_ORDER = ("compute", "storage", "frontend", "oob", "management")
+SERVICES_PLANE = "services"
+
+
+def quotes_visible_to(user: User) -> QuerySet[Quote]:
+    quotes = Quote.objects.select_related("customer", "owner", "team", "design", "opportunity")
+    if not user.is_authenticated:
+        return quotes.none()
+    if getattr(user, "is_superuser", False):
+        return quotes
+    team = user_team(user)
+    mine = Q(owner=user)
+    return quotes.filter(mine | Q(team=team)) if team else quotes.filter(mine)
+
+
+def customers_visible_to(user: User) -> QuerySet[Customer]:
+    customers = Customer.objects.select_related("team").prefetch_related("contacts")
+    if not user.is_authenticated:
+        return customers.none()
+    if getattr(user, "is_superuser", False):
+        return customers
+    team = user_team(user)
+    return customers.filter(team=team) if team else customers.none()
+
+
+def revisions_of(quote: Quote) -> QuerySet[QuoteRevision]:
+    return quote.revisions.select_related("approved_by", "sent_by", "created_by").order_by(
+        "-number"
+    )
+
+
+def revision_with_lines(revision_id: int) -> QuoteRevision:
+    return (
+        QuoteRevision.objects.select_related("quote", "quote__customer", "approved_by")
+        .prefetch_related(Prefetch("lines", queryset=QuoteLine.objects.order_by("position", "id")))
+        .get(pk=revision_id)
+    )
+
+
+def share_link_by_token(token: str) -> ShareLink | None:
+    """The active link for a token, or None (unknown and revoked tokens look the same)."""
+    if not token or len(token) > 64:
+        return None
+    return (
+        ShareLink.objects.select_related("revision", "revision__quote", "revision__quote__customer")
+        .filter(token=token, revoked_at__isnull=True)
+        .first()
+    )
+
+
+def revision_document_sha256(revision: QuoteRevision) -> str | None:
+    """SHA-256 of the revision's proposal PDF, once documents exist (issue 7). None until then:
+    the customer then accepts the HTML proposal."""
+    return None
+
+
+def audit_events_of(quote: Quote) -> QuerySet[AuditEvent]:
+    return quote.audit_events.select_related("actor", "revision")
+
+
+def can_view_margin(user: User) -> bool:
+    return bool(user.is_authenticated and user.has_perm("quotes.view_margin"))
+
+
+# --- The proposal as shown: lines grouped by plane and tier, with subtotals ----------------------
+
+
+@dataclass
+class LineGroup:
+    plane: str
+    tier: str
+    lines: list[QuoteLine] = field(default_factory=list)
+    subtotal: Decimal = Decimal("0")
+    optional_total: Decimal = Decimal("0")
+
+    @property
+    def key(self) -> str:
+        return f"{self.plane}/{self.tier}"
+
+
+def _plane_rank(plane: str) -> tuple[int, str]:
+    if plane == SERVICES_PLANE:
+        return (len(PLANE_ORDER) + 1, plane)
+    if plane in PLANE_ORDER:
+        return (PLANE_ORDER.index(plane), plane)
+    return (len(PLANE_ORDER), plane)
+
+
+def grouped_lines(lines: list[QuoteLine]) -> list[LineGroup]:
+    """Lines grouped by (plane, tier) in proposal order, with subtotals (non-optional lines)."""
+    groups: OrderedDict[tuple[str, str], LineGroup] = OrderedDict()
+    for line in sorted(lines, key=lambda x: (_plane_rank(x.plane), x.position, x.pk or 0)):
+        group = groups.setdefault((line.plane, line.tier), LineGroup(line.plane, line.tier))
+        group.lines.append(line)
+        if line.kind == LineKind.NOTE:
+            continue
+        if line.is_optional:
+            group.optional_total += line.line_total
+        else:
+            group.subtotal += line.line_total
+    return list(groups.values())
+
+
+def revision_pricing_inputs(revision: QuoteRevision) -> list[pricing.LineInput]:
+    return [line_input(line) for line in revision.lines.order_by("position", "id")]
+
+
+def line_input(line: QuoteLine) -> pricing.LineInput:
+    return pricing.LineInput(
+        key=str(line.pk),
+        kind=line.kind,
+        sku=line.sku,
+        quantity=line.quantity,
+        plane=line.plane,
+        tier=line.tier,
+        optional=line.is_optional,
+        list_price=line.frozen_list_price,
+        tiers=tuple((int(m), Decimal(str(p))) for m, p in line.frozen_tiers),
+        contract_price=line.frozen_contract_price,
+        unit_cost=line.frozen_unit_cost,
+        discount_percent=line.discount_percent,
+        override_unit_price=line.override_unit_price,
+    )
+
+
+def revision_priced(revision: QuoteRevision) -> pricing.PricedQuote:
+    return pricing.price_quote(
+        revision_pricing_inputs(revision),
+        exchange_rate=revision.exchange_rate,
+        tax_rate=revision.tax_rate,
+        currency=revision.currency,
+    )
