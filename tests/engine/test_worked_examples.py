@@ -1,0 +1,200 @@
+"""Worked examples from published reference designs and first principles (issue 3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.engine.errors import FabricTooLarge
+from planner.engine.request import parse_request
+from planner.engine.sizing import size
+from tests.engine.catalogs import CATALOG, NO_SWITCHES
+
+
+def _size(**fields: object):
+    return size(parse_request(fields, CATALOG), CATALOG)
+
+
+def _counts(design) -> dict[str, int]:
+    return {tier.role: tier.count for tier in design.compute.tiers}
+
+
+def _links(design, a: str, b: str) -> int:
+    return sum(g.links for g in design.compute.links if (g.a, g.b) == (a, b))
+
+
+def test_dgx_superpod_one_su() -> None:
+    design = _size(gpus=256, nic_speed=400, leaf="64x400", fabric="rail", oversubscription=1)
+    # NVIDIA RA-11333, 1 SU: 32 servers x 8 x 400G on 64-port switches at 1:1.
+    assert design.servers == 32  # 256 GPUs / 8 per server
+    assert design.scalable_units == 1  # SU = k/2 = 32 servers
+    assert _counts(design) == {"leaf": 8, "spine": 4}  # one leaf per rail; 8 x 32 up / 64 ports
+    assert _links(design, "server", "leaf") == 256  # 32 servers x 8 rails
+    assert _links(design, "leaf", "spine") == 256  # 8 leaves x 32 uplinks
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    assert (leaf.downlinks, leaf.uplinks) == (32, 32)  # k/2 down, k/2 up at 1:1
+    assert leaf.oversubscription == 1.0
+    # Each leaf spreads 32 uplinks over 4 spines: 8 links per spine, and 4 divides 32.
+    assert design.compute.shape.leaf_spine_links == 8
+    # Non-blocking: half of 256 x 400G crosses the bisection.
+    assert design.compute.bisection_gbps == 256 * 400 // 2
+
+
+def test_dgx_superpod_two_su() -> None:
+    design = _size(gpus=512, nic_speed=400, leaf="64x400", fabric="rail", oversubscription=1)
+    # NVIDIA RA-11333, 2 SU: 16 leaves + 8 spines.
+    assert _counts(design) == {"leaf": 16, "spine": 8}
+    assert _links(design, "server", "leaf") == 512
+    assert _links(design, "leaf", "spine") == 512  # 16 leaves x 32 uplinks
+
+
+def test_two_tier_limit_is_k_squared_over_two() -> None:
+    design = _size(gpus=2048, nic_speed=400, leaf="64x400", fabric="rail")
+    # k^2/2 = 64^2/2 = 2,048 endpoints: 64 leaves (each spine port meets one leaf), 32 spines.
+    assert design.compute.shape.tiers == 2
+    assert _counts(design) == {"leaf": 64, "spine": 32}
+    assert design.compute.shape.leaf_spine_links == 1  # every spine port is used once
+    assert design.compute.growth.max_gpus_same_tiers == 2048
+
+
+def test_4096_gpus_need_a_third_tier() -> None:
+    design = _size(gpus=4096, nic_speed=400, leaf="64x400", fabric="rail")
+    shape = design.compute.shape
+    # 128 leaves exceed a 64-port spine: pods of k/2 = 32 leaves (4 SUs), 32 spines per pod,
+    # spines split 32 down / 32 up; 4 pods x 32 spines x 32 uplinks / 64 core ports = 64 cores.
+    assert shape.tiers == 3
+    assert shape.pods == 4
+    assert _counts(design) == {"leaf": 128, "spine": 128, "core": 64}
+    assert _links(design, "spine", "core") == 128 * 32
+    # Three tiers of 64-port switches reach k^3/4 = 65,536 endpoints (Al-Fares et al. 2008).
+    assert design.compute.growth.max_gpus_same_tiers == 64**3 // 4
+
+
+def test_three_tier_limit_and_beyond() -> None:
+    design = _size(gpus=65536, nic_speed=400, leaf="64x400", fabric="rail")
+    # k^3/4 at k = 64: k pods, (k/2)^2 = 1,024 cores, k^2/2 = 2,048 leaves and spines.
+    assert _counts(design) == {"leaf": 2048, "spine": 2048, "core": 1024}
+    with pytest.raises(FabricTooLarge, match="pods"):
+        _size(gpus=65536 + 256, nic_speed=400, leaf="64x400", fabric="rail")
+
+
+def test_131072_gpus_on_64x800_broken_out_as_128x400() -> None:
+    design = _size(gpus=131072, nic_speed=400, leaf="64x800", fabric="rail")
+    shape = design.compute.shape
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    # A 64 x 800G switch runs as 128 x 400G (media-and-fabric-facts, breakouts): k = 128.
+    assert leaf.downlink_breakout == "2x400G"
+    assert (leaf.downlinks, leaf.uplinks) == (64, 64)
+    # Two tiers reach k^2/2 = 8,192; 131,072 needs three. SU = 64 servers, 256 SUs, pods of
+    # k/2 = 64 leaves (8 SUs) -> 32 pods; 64 spines per pod; cores = 32 x 2,048 x 64 / 128.
+    assert shape.tiers == 3
+    assert design.scalable_units == 256
+    assert shape.pods == 32
+    assert _counts(design) == {"leaf": 2048, "spine": 2048, "core": 1024}
+    assert design.compute.growth.max_gpus_same_tiers == 128**3 // 4  # 524,288
+    # An 800G-to-2x400G splitter DAC carries two server links: cables < links.
+    dac = [g for g in design.compute.links if g.media.value == "dac"]
+    assert dac
+    assert all(g.links_per_cable == 2 and g.cables * 2 == g.links for g in dac)
+
+
+def test_neti710_64_gpu_pair_single_tier() -> None:
+    design = _size(
+        gpus=64, gpus_per_server=8, nic="NETI710-4CP", rails=4, leaf="48x25",
+        fabric="tor", dual_homing=True,
+    )  # fmt: skip
+    # EZMAX brochure 4.1: 8 servers, one NETI710-4CP each, a leaf pair; 32 NIC ports fit.
+    assert design.compute.shape.tiers == 1
+    assert _counts(design) == {"leaf": 2}
+    assert _links(design, "server", "leaf") == 32  # 8 servers x 4 ports, 2 to each switch
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    assert leaf.downlinks == 16
+    # 10G SFP+ NICs run below the 25G SFP28 ports: a warning, not an error.
+    codes = {w.code for w in design.warnings}
+    assert "speed_mismatch" in codes
+    nic = next(line for line in design.bom if line.category == "nic")
+    assert (nic.sku, nic.quantity) == ("NETI710-4CP", 8)
+    assert design.transceivers_total == 0  # in-rack DAC: no optics
+
+
+def test_oversubscription_three_to_one_leaf_counts() -> None:
+    design = _size(gpus=1536, nic_speed=400, leaf="64x400", fabric="rail", oversubscription=3)
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    # 3:1 on 64 ports: 48 down, 16 up (48/16 = 3 exactly). SU = 48 servers; 192 servers = 4 SUs.
+    assert (leaf.downlinks, leaf.uplinks) == (48, 16)
+    assert design.scalable_units == 4
+    # 32 leaves x 16 uplinks = 512 spine ports = 8 spines; 8 divides 16.
+    assert _counts(design) == {"leaf": 32, "spine": 8}
+    assert leaf.oversubscription == 3.0
+    # The cut is set by leaf uplinks: 16 leaves x 16 x 400G.
+    assert design.compute.bisection_gbps == 16 * 16 * 400
+
+
+def test_oversubscription_not_exact_is_reported() -> None:
+    design = _size(gpus=512, nic_speed=400, leaf="64x400", fabric="rail", oversubscription=2)
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    # Most downlinks d with ceil(d/2) uplinks in 64 ports: d = 42, u = 21 -> exactly 2:1.
+    assert (leaf.downlinks, leaf.uplinks) == (42, 21)
+    design = _size(gpus=512, nic_speed=400, leaf="64x400", fabric="rail", oversubscription=1.5)
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    # d = 38, u = ceil(38 / 1.5) = 26: 1.46:1, below the 1.5 target -> warning.
+    assert (leaf.downlinks, leaf.uplinks) == (38, 26)
+    assert leaf.oversubscription is not None
+    assert leaf.oversubscription <= 1.5
+    assert "oversubscription_inexact" in {w.code for w in design.warnings}
+
+
+def test_partial_su_is_built_whole() -> None:
+    design = _size(gpus=320, nic_speed=400, leaf="64x400", fabric="rail")
+    # 40 servers = 1 full SU (32) + 8: the second SU still gets its 8 leaves and all uplinks.
+    assert design.scalable_units == 2
+    assert _counts(design)["leaf"] == 16
+    assert _links(design, "leaf", "spine") == 16 * 32
+    assert design.compute.growth.free_server_slots == 24  # 32 - 8 servers of the partial SU
+
+
+def test_tor_dual_homing_two_tier() -> None:
+    design = _size(
+        gpus=1024, gpus_per_server=8, rails=2, nic_speed=25, leaf="SW-48Y8C", fabric="tor",
+        dual_homing=True, servers_per_rack=16, spine="32x100",
+    )  # fmt: skip
+    shape = design.compute.shape
+    # 128 servers, 16 per rack -> 8 racks, each with a leaf pair (16 leaves). Each server sends
+    # one 25G port to each leaf: 16 down per leaf; 16 x 25G / 100G = 4 uplinks at 1:1.
+    assert shape.tiers == 2
+    assert _counts(design)["leaf"] == 16
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    assert (leaf.downlinks, leaf.uplinks, leaf.uplink_speed_gbps) == (16, 4, 100)
+    assert _links(design, "server", "leaf") == 256
+    # 16 leaves x 4 uplinks = 64 ports on 32 x 100G spines: 2 spines, 2 links each; 2 divides 4.
+    assert _counts(design)["spine"] == 2
+
+
+def test_rail_plane_reaches_further_in_two_tiers() -> None:
+    design = _size(gpus=16384, nic_speed=400, leaf="64x400", fabric="rail-plane")
+    shape = design.compute.shape
+    # Eight rail planes, each a two-tier k^2/2 = 2,048-endpoint fabric: 8 x 2,048 GPUs.
+    assert shape.tiers == 2
+    assert shape.fabric_planes == 8
+    assert _counts(design) == {"leaf": 512, "spine": 256}
+
+
+def test_inline_specs_work_without_switch_skus() -> None:
+    request = parse_request({"gpus": 256, "leaf": "64x400"}, NO_SWITCHES)
+    design = size(request, NO_SWITCHES)
+    assert _counts(design) == {"leaf": 8, "spine": 4}
+    switch = next(line for line in design.bom if line.category == "switch")
+    assert switch.sku == "64x400"
+
+
+def test_single_server_single_switch() -> None:
+    design = _size(gpus=8, nic_speed=400, leaf="64x400")
+    # 8 ports fit one switch: no spine.
+    assert _counts(design) == {"leaf": 1}
+    assert design.compute.shape.tiers == 1
