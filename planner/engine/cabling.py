@@ -12,11 +12,11 @@ from planner.engine import names
 from planner.engine.catalog import MediaKind
 from planner.engine.design import Design, LinkGroup, PlaneDesign, PlaneShape
 from planner.engine.media import (
+    cage_run_m,
     extra_run_m,
     in_rack_leaf,
     leaf_spine_run_m,
     rack_run_m,
-    rail_run_m,
     rail_style,
     spine_core_run_m,
     switch_end,
@@ -87,11 +87,11 @@ def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Ite
                         if rail_style(shape):
                             server_in_group, nic = logical, fabric_plane * shape.ports_per_server
                             nic += within
-                            run = rail_run_m(layout, group.servers, server_in_group, nic)
+                            run = cage_run_m(layout, group.servers, logical // ways, ways, nic)
                         else:
                             per = shape.links_per_server_per_leaf
                             server_in_group, port_k = divmod(logical, per)
-                            nic = within * per + port_k
+                            nic = fabric_plane * shape.ports_per_server + within * per + port_k
                             server = first_server + server_in_group
                             rack = server // spr
                             run = rack_run_m(layout, rack % per_row, server % spr, inside)

@@ -127,15 +127,7 @@ def server_leaf_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     runs: Counter[float] = Counter()
     ports = shape.ports_per_server * shape.fabric_planes
     if rail_style(shape):
-        rail_dependent = layout.leaf_placement == LeafPlacement.TOR
-        for group in shape.leaf_groups:
-            for server in range(group.servers):
-                if rail_dependent:
-                    for rail in range(ports):
-                        runs[rail_run_m(layout, group.servers, server, rail)] += group.count
-                else:
-                    runs[rail_run_m(layout, group.servers, server, 0)] += group.count * ports
-        return runs
+        raise ValueError("rail fabrics are counted per cage: use rail_server_cages")
     # Servers fill racks row by row; count racks per row position instead of visiting them.
     if shape.style == "packed":
         per_server = shape.ports_per_server
@@ -155,6 +147,33 @@ def server_leaf_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     if shape.extra_endpoints:
         runs[extra_run_m(layout)] += shape.extra_endpoints
     return runs
+
+
+def cage_run_m(layout: Layout, group_servers: int, cage: int, ways: int, rail: int) -> float:
+    """The run of a cage's longest lane: a breakout cable serving `ways` neighbouring servers of
+    a rail is cut for the farthest one."""
+    last = min(group_servers, (cage + 1) * ways)
+    return max(rail_run_m(layout, group_servers, s, rail) for s in range(cage * ways, last))
+
+
+def rail_server_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[tuple[float, int]]:
+    """Leaf cages facing servers in rail fabrics, by (run, lanes used): a cage of a k-way
+    breakout serves k neighbouring servers of one rail."""
+    cages: Counter[tuple[float, int]] = Counter()
+    ports = shape.ports_per_server * shape.fabric_planes
+    rail_dependent = layout.leaf_placement == LeafPlacement.TOR
+    for group in shape.leaf_groups:
+        for cage in range(math.ceil(group.servers / ways)):
+            lanes = min(ways, group.servers - cage * ways)
+            if rail_dependent:
+                for rail in range(ports):
+                    cages[(cage_run_m(layout, group.servers, cage, ways, rail), lanes)] += (
+                        group.count
+                    )
+            else:
+                run = cage_run_m(layout, group.servers, cage, ways, 0)
+                cages[(run, lanes)] += group.count * ports
+    return cages
 
 
 def leaf_spine_run_m(shape: PlaneShape, layout: Layout, group_servers: int, leaf: int) -> float:
@@ -233,9 +252,17 @@ class MediaSelector:
         self.cache: dict[tuple[object, ...], MediaChoice] = {}
 
     def choose(
-        self, link: str, speed_gbps: int, length_m: float, a: PortEnd, b: PortEnd
+        self,
+        link: str,
+        speed_gbps: int,
+        length_m: float,
+        a: PortEnd,
+        b: PortEnd,
+        shared: bool = True,
     ) -> MediaChoice:
-        key = (speed_gbps, length_m, a, b)
+        """`shared`: whether the links of one cage may share a cable (breakout or twin cable);
+        only when every lane of a cage goes to the same place or is counted per cage."""
+        key = (speed_gbps, length_m, a, b, shared)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
@@ -245,7 +272,7 @@ class MediaSelector:
             if media in (MediaKind.MMF, MediaKind.SMF):
                 choice = self._optics(media, speed_gbps, length_m, a, b, rule, limits)
             else:
-                choice = self._cable(media, speed_gbps, length_m, a, b, rule, limits)
+                choice = self._cable(media, speed_gbps, length_m, a, b, rule, limits, shared)
             if choice is not None:
                 self.cache[key] = choice
                 return choice
@@ -264,6 +291,7 @@ class MediaSelector:
         b: PortEnd,
         rule: MediaRule | None,
         limits: list[str],
+        shared: bool,
     ) -> MediaChoice | None:
         if rule is None:
             return None
@@ -273,9 +301,9 @@ class MediaSelector:
         # A cable whose fat end carries several links (a breakout splitter, or a twin-port
         # cable between two broken-out cages) counts once for all of them.
         shapes: list[tuple[int, int, int]] = []  # (cable speed, cable breakout ways, links)
-        if a.ways > 1 and b.ways == a.ways:
+        if shared and a.ways > 1 and b.ways == a.ways:
             shapes.append((speed * a.ways, 1, a.ways))
-        elif a.ways > 1 and b.ways == 1:
+        elif shared and a.ways > 1 and b.ways == 1:
             shapes.append((speed * a.ways, a.ways, a.ways))
         shapes.append((speed, 1, 1))
         for cable_speed, cable_ways, links in shapes:

@@ -43,6 +43,8 @@ from planner.engine.media import (
     MediaSelector,
     PortEnd,
     leaf_spine_lengths,
+    rail_server_cages,
+    rail_style,
     server_leaf_lengths,
     spine_core_lengths,
     switch_end,
@@ -180,21 +182,24 @@ def _link_groups(
     plane: str,
     a: str,
     b: str,
-    runs: Counter[float],
+    units: Counter[tuple[float, int]],
     speed: int,
     end_a: PortEnd,
     end_b: PortEnd,
     selector: MediaSelector,
+    shared: bool,
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
-    """Link groups with the computed runs each one carries."""
+    """Link groups with the computed runs each one carries. `units` counts cages by (run, links
+    used in the cage); a cable that carries several links serves one cage."""
     chosen: dict[tuple[object, ...], MediaChoice] = {}
     counts: Counter[tuple[object, ...]] = Counter()
+    cables: Counter[tuple[object, ...]] = Counter()
     run_keys: dict[tuple[object, ...], list[float]] = {}
-    for length in sorted(runs):
-        links = runs[length]
-        if links == 0:
+    for length, lanes in sorted(units):
+        cages = units[(length, lanes)]
+        if cages == 0:
             continue
-        choice = selector.choose(f"{plane} {a}-{b}", speed, length, end_a, end_b)
+        choice = selector.choose(f"{plane} {a}-{b}", speed, length, end_a, end_b, shared)
         key: tuple[object, ...] = (
             choice.media,
             choice.length_m,
@@ -202,9 +207,11 @@ def _link_groups(
             choice.transceiver_a.sku if choice.transceiver_a else None,
             choice.transceiver_b.sku if choice.transceiver_b else None,
         )
-        run_keys.setdefault(key, []).append(length)
+        if length not in run_keys.get(key, []):
+            run_keys.setdefault(key, []).append(length)
         chosen.setdefault(key, choice)
-        counts[key] += links
+        counts[key] += cages * lanes
+        cables[key] += cages if choice.links_per_cable > 1 else cages * lanes
     groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
     for group_key, choice in chosen.items():
         links = counts[group_key]
@@ -236,6 +243,16 @@ def _link_groups(
     return sorted(groups, key=lambda g: (g[0].length_m, g[0].media.value, g[0].cable_sku))
 
 
+def _single(runs: Counter[float]) -> Counter[tuple[float, int]]:
+    """Links counted one per unit (no cable shared between links)."""
+    return _per_cage(runs, 1)
+
+
+def _per_cage(runs: Counter[float], ways: int) -> Counter[tuple[float, int]]:
+    """Switch-to-switch links as full cages of `ways` lanes (uplinks fill whole cages)."""
+    return Counter({(run, ways): links // ways for run, links in runs.items()})
+
+
 def _plane(
     shape: PlaneShape,
     models: _PlaneModels,
@@ -249,24 +266,38 @@ def _plane(
     )
     leaf_down = switch_end(models.leaf, nic, fastest=False)
     a_name = "endpoint" if shape.style == "packed" else "server"
-    # Media is chosen with the switch port as the fat end (a = switch side in MediaSelector).
+    # Media is chosen with the upper tier's port as end `a` (the fat end of a breakout).
+    if rail_style(shape):
+        units = rail_server_cages(shape, layout, leaf_down.ways)
+        shared = True
+    else:
+        units = _single(server_leaf_lengths(shape, layout))
+        shared = False
     with_runs = _link_groups(
-        models.name, a_name, "leaf", server_leaf_lengths(shape, layout), nic, leaf_down, nic_end,
-        selector,
-    )  # fmt: skip
+        models.name, a_name, "leaf", units, nic, leaf_down, nic_end, selector, shared
+    )
     if shape.tiers >= 2:
         up = shape.uplink_speed_gbps
+        spine_end = switch_end(models.spine, up, fastest=False)
+        leaf_up = switch_end(models.leaf, up, fastest=True)
+        # Lanes of one cage may share a cable only if they all run between the same two switches.
+        m = shape.leaf_spine_links
+        shared = m % spine_end.ways == 0 and m % leaf_up.ways == 0
         with_runs += _link_groups(
-            models.name, "leaf", "spine", leaf_spine_lengths(shape, layout), up,
-            switch_end(models.spine, up, fastest=False), switch_end(models.leaf, up, fastest=True),
-            selector,
+            models.name, "leaf", "spine",
+            _per_cage(leaf_spine_lengths(shape, layout), spine_end.ways if shared else 1), up,
+            spine_end, leaf_up, selector, shared,
         )  # fmt: skip
     if shape.tiers == 3:
         up = shape.core_speed_gbps
+        core_end = switch_end(models.core, up, fastest=False)
+        spine_up = switch_end(models.spine, up, fastest=True)
+        m = shape.spine_core_links
+        shared = m % core_end.ways == 0 and m % spine_up.ways == 0
         with_runs += _link_groups(
-            models.name, "spine", "core", spine_core_lengths(shape, layout), up,
-            switch_end(models.core, up, fastest=False), switch_end(models.spine, up, fastest=True),
-            selector,
+            models.name, "spine", "core",
+            _per_cage(spine_core_lengths(shape, layout), core_end.ways if shared else 1), up,
+            core_end, spine_up, selector, shared,
         )  # fmt: skip
     links = [group for group, _ in with_runs]
     runs = tuple(
