@@ -74,14 +74,27 @@ def split_ports(
     """Most downlinks d with u uplinks such that d*down : u*up <= target; u is the fewest that
     meets the target, so the achieved ratio is as close to it as whole ports allow."""
 
+    # Integer arithmetic: u >= d*down / (target*up) with target = num/den.
+    num, den = target.numerator, target.denominator
+
     def uplinks_needed(d: int) -> int:
-        return max(1, ceil_div_frac(Fraction(d * down_gbps), target * up_gbps))
+        return max(1, ceil_div(d * down_gbps * den, num * up_gbps))
 
     def fits(d: int) -> bool:
         cap = leaf_capacity(model, down_gbps, up_gbps, d)
         return cap is not None and uplinks_needed(d) <= cap[0]
 
-    low, high = 0, model.logical_ports(down_gbps)
+    k_down, k_up = model.logical_ports(down_gbps), model.logical_ports(up_gbps)
+    # Closed form for one shared pool of ports: d/k_down + u/k_up <= 1 with u = d*down/(r*up).
+    # It is exact for single-group switches; the check below falls back to a search otherwise.
+    if k_up:
+        estimate = (k_down * k_up * num * up_gbps) // (
+            k_up * num * up_gbps + k_down * down_gbps * den
+        )
+        estimate = min(max(estimate, 1), k_down)
+        if fits(estimate) and (estimate == k_down or not fits(estimate + 1)):
+            return estimate, uplinks_needed(estimate)
+    low, high = 0, k_down
     while low < high:  # fits() is monotone: fewer downlinks never need more uplinks
         mid = (low + high + 1) // 2
         if fits(mid):

@@ -162,16 +162,22 @@ def rail_server_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[t
     cages: Counter[tuple[float, int]] = Counter()
     ports = shape.ports_per_server * shape.fabric_planes
     rail_dependent = layout.leaf_placement == LeafPlacement.TOR
+    spr = layout.servers_per_rack
     for group in shape.leaf_groups:
+        if not rail_dependent:
+            # Off-rack leaves: the run depends on the rack only, so compute it once per rack.
+            racks = math.ceil(group.servers / spr)
+            by_rack = [rail_run_m(layout, group.servers, rack * spr, 0) for rack in range(racks)]
         for cage in range(math.ceil(group.servers / ways)):
-            lanes = min(ways, group.servers - cage * ways)
+            first = cage * ways
+            lanes = min(ways, group.servers - first)
             if rail_dependent:
                 for rail in range(ports):
                     cages[(cage_run_m(layout, group.servers, cage, ways, rail), lanes)] += (
                         group.count
                     )
             else:
-                run = cage_run_m(layout, group.servers, cage, ways, 0)
+                run = max(by_rack[first // spr], by_rack[(first + lanes - 1) // spr])
                 cages[(run, lanes)] += group.count * ports
     return cages
 
@@ -250,6 +256,12 @@ class MediaSelector:
             (rule.speed_gbps, rule.media): rule for rule in catalog.media_rules
         }
         self.cache: dict[tuple[object, ...], MediaChoice] = {}
+        # Cables by (media, speed, breakout ways), shortest first, so a look-up scans few items.
+        self.cables: dict[tuple[MediaKind, int, int], list[CableSpec]] = {}
+        for cable in sorted(catalog.cables, key=lambda c: (c.length_m, c.sku)):
+            self.cables.setdefault((cable.media, cable.speed_gbps, cable.breakout_ways), []).append(
+                cable
+            )
 
     def choose(
         self,
@@ -307,11 +319,13 @@ class MediaSelector:
             shapes.append((speed * a.ways, a.ways, a.ways))
         shapes.append((speed, 1, 1))
         for cable_speed, cable_ways, links in shapes:
-            cable = self._shortest(
-                lambda c, cs=cable_speed, cw=cable_ways: (
-                    c.media == media and c.speed_gbps == cs and c.breakout_ways == cw
+            cable = next(
+                (
+                    c
+                    for c in self.cables.get((media, cable_speed, cable_ways), ())
+                    if c.length_m >= length - 1e-9
                 ),
-                length,
+                None,
             )
             if cable is not None:
                 return MediaChoice(
@@ -401,3 +415,21 @@ class MediaSelector:
             links_per_transceiver_a=mod_a[1],
             links_per_transceiver_b=mod_b[1],
         )
+
+
+_SELECTORS: dict[tuple[int, MediaPolicy], MediaSelector] = {}
+_SELECTORS_MAX = 16
+
+
+def selector_for(catalog: CatalogSnapshot, policy: MediaPolicy) -> MediaSelector:
+    """A media selector shared by requests on the same snapshot: choices depend only on the
+    snapshot (immutable) and the link, so they can be reused across designs. Keyed by identity
+    because hashing a whole catalog would cost more than it saves."""
+    key = (id(catalog), policy)
+    selector = _SELECTORS.get(key)
+    if selector is None or selector.catalog is not catalog:
+        if len(_SELECTORS) >= _SELECTORS_MAX:
+            _SELECTORS.pop(next(iter(_SELECTORS)))
+        selector = MediaSelector(catalog, policy)
+        _SELECTORS[key] = selector
+    return selector

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planner.engine.catalog import Breakout, FormFactor, Lifecycle, PortGroup, SwitchSpec
 
@@ -68,7 +69,7 @@ class SwitchModel:
         return tuple(sorted(speeds, reverse=True))
 
     def logical_ports(self, speed_gbps: int) -> int:
-        return sum(group.count * ways(group, speed_gbps) for group in self.port_groups)
+        return _logical_ports(self.port_groups, speed_gbps)
 
     def breakout_label(self, speed_gbps: int) -> str:
         """How ports run at `speed_gbps`: "" when native, else e.g. "2x400G" (first group that
@@ -85,11 +86,18 @@ class SwitchModel:
         return ""
 
 
+@lru_cache(maxsize=4096)
 def ways(group: PortGroup, speed_gbps: int) -> int:
     """Logical ports of `speed_gbps` one physical port of `group` gives; 0 when it cannot."""
     if group.speed_gbps == speed_gbps:
         return 1
     return max((b.ways for b in group.breakouts if b.speed_gbps == speed_gbps), default=0)
+
+
+@lru_cache(maxsize=4096)
+def _logical_ports(port_groups: tuple[PortGroup, ...], speed_gbps: int) -> int:
+    # Port groups are immutable catalog data, so their logical capacity per speed is memoised.
+    return sum(group.count * ways(group, speed_gbps) for group in port_groups)
 
 
 def parse_inline(text: str) -> tuple[int, int] | None:

@@ -45,6 +45,7 @@ from planner.engine.media import (
     leaf_spine_lengths,
     rail_server_cages,
     rail_style,
+    selector_for,
     server_leaf_lengths,
     spine_core_lengths,
     switch_end,
@@ -625,7 +626,7 @@ def _size(
 ) -> Design:
     assert request.fabric is not None
     assert request.leaf is not None
-    selector = MediaSelector(catalog, request.media)
+    selector = selector_for(catalog, request.media)
     compute = _compute_models(request)
     layout = request.layout
     servers = request.servers
