@@ -1,29 +1,28 @@
 """Catalog REST endpoints, registered on `config.api_urls.router`.
 
-Read for any authenticated user, write for catalog managers (model permissions); cost and margin
+Read with the `view_` permission (every role has it), write with add/change/delete (catalog
+managers), read-only API tokens read only; cost and margin
 only for users with `catalog.view_cost` (see `ProductSerializer`)."""
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import pagination, permissions, viewsets
+from rest_framework import viewsets
 
 from catalog.filters import ProductFilter
 from catalog.models import MediaRule, Product
 from catalog.selectors import product_queryset
 from catalog.serializers import MediaRuleSerializer, ProductSerializer
 from config.api_urls import router
+from core.authentication import ModelPermissions, TokenScopePermission
+from core.pagination import ApiCursorPagination
 
 
-class CatalogPagination(pagination.PageNumberPagination):
-    page_size = 100
-    page_size_query_param = "page_size"
-    max_page_size = 500
+class CatalogPagination(ApiCursorPagination):
+    """The project's cursor pagination (`?limit=`), in SKU order."""
 
-
-class CatalogPermissions(permissions.DjangoModelPermissions):
-    """Authenticated users read; add/change/delete need the model permission."""
+    ordering = "sku"
 
 
 @extend_schema_view(
@@ -36,14 +35,14 @@ class CatalogPermissions(permissions.DjangoModelPermissions):
 )
 class ProductViewSet(viewsets.ModelViewSet):
     serializer_class = ProductSerializer
-    permission_classes = [CatalogPermissions]
+    permission_classes = [ModelPermissions, TokenScopePermission]
     filterset_class = ProductFilter
     pagination_class = CatalogPagination
     lookup_field = "sku"
     lookup_value_regex = r"[A-Za-z0-9._+-]+"
 
     def get_queryset(self) -> QuerySet[Product]:
-        return product_queryset().order_by("category", "sku")
+        return product_queryset()
 
 
 @extend_schema_view(
@@ -51,7 +50,7 @@ class ProductViewSet(viewsets.ModelViewSet):
 )
 class MediaRuleViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = MediaRuleSerializer
-    permission_classes = [CatalogPermissions]
+    permission_classes = [ModelPermissions, TokenScopePermission]
     queryset = MediaRule.objects.all()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -184,8 +183,9 @@ class ProductSerializer(serializers.ModelSerializer):
         return ListPriceSerializer(price).data if price else None
 
     @extend_schema_field(serializers.DecimalField(max_digits=6, decimal_places=4, allow_null=True))
-    def get_margin(self, product: Product) -> Decimal | None:
-        return margin(product, self._default_price(product))
+    def get_margin(self, product: Product) -> str | None:
+        value = margin(product, self._default_price(product))
+        return None if value is None else str(value)  # a decimal string, never a float
 
 
 class MediaRuleSerializer(serializers.ModelSerializer):
