@@ -11,6 +11,7 @@ router = DefaultRouter()
 
 # App viewsets register themselves on `router` when imported.
 import catalog.api  # noqa: E402, F401
+import quotes.api  # noqa: E402, F401
 
 urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),

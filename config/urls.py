@@ -18,6 +18,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     path("catalog/", include("catalog.urls")),
+    path("quotes/", include("quotes.urls")),
+    path("s/", include("quotes.share_urls")),
 ]
 
 admin.site.site_header = "EZMAX Fabric Planner"

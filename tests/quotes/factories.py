@@ -8,9 +8,9 @@ from decimal import Decimal
 import factory
 
 from catalog.services import SEED_PATH, catalog_load
-from core.models import Team
 from planner.models import Design
 from quotes.models import Customer, DiscountPolicy, PolicyMetric
+from tests.core.factories import TeamFactory
 
 # The SKUs the test design uses, and the services every quote adds.
 SEED_SKUS = (
@@ -74,7 +74,7 @@ class CustomerFactory(factory.django.DjangoModelFactory):
     name_en = factory.Sequence(lambda n: f"Example AI Lab {n}")
     name_zh = ""
     preferred_language = "en"
-    team = factory.LazyFunction(lambda: Team.objects.get_or_create(name="Team A")[0])
+    team = factory.SubFactory(TeamFactory, name="Team A")
 
 
 class DesignFactory(factory.django.DjangoModelFactory):

@@ -1,0 +1,188 @@
+"""API representations of customers and quotes. Cost and margin only with quotes.view_margin."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from rest_framework import serializers
+
+from catalog.models import Currency
+from quotes.models import Contact, Customer, Quote, QuoteLine, QuoteRevision
+
+
+class ContactSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = Contact
+        fields = ["id", "name", "email", "phone", "title", "is_primary"]
+
+
+class CustomerSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    team = serializers.CharField(source="team.name", read_only=True)
+    contacts = ContactSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Customer
+        fields = [
+            "id",
+            "name_en",
+            "name_zh",
+            "external_source",
+            "external_id",
+            "preferred_language",
+            "team",
+            "contacts",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["external_source", "external_id", "created_at", "updated_at"]
+
+
+class CustomerUpsertSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name_en = serializers.CharField(max_length=200)
+    name_zh = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    preferred_language = serializers.ChoiceField(
+        choices=settings.LANGUAGES, required=False, allow_null=True, default=None
+    )
+
+
+class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    class Meta:
+        model = QuoteLine
+        fields = [
+            "id",
+            "position",
+            "kind",
+            "plane",
+            "tier",
+            "sku",
+            "description",
+            "quantity",
+            "is_optional",
+            "price_source",
+            "list_unit_price",
+            "discount_percent",
+            "override_unit_price",
+            "effective_discount_percent",
+            "unit_price",
+            "line_total",
+            "unit_cost",
+        ]
+
+    def to_representation(self, instance: QuoteLine) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if not self.context.get("show_margin"):
+            data.pop("unit_cost", None)
+        return data
+
+
+class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    label = serializers.CharField(read_only=True)
+    approved_by = serializers.CharField(source="approved_by.username", default=None)
+    sent_by = serializers.CharField(source="sent_by.username", default=None)
+    lines = QuoteLineSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = QuoteRevision
+        fields = [
+            "id",
+            "number",
+            "label",
+            "status",
+            "price_list_code",
+            "price_list_currency",
+            "prices_are_samples",
+            "currency",
+            "exchange_rate",
+            "tax_rate",
+            "terms",
+            "validity_days",
+            "valid_until",
+            "list_total",
+            "subtotal",
+            "tax",
+            "total",
+            "optional_total",
+            "max_discount_percent",
+            "cost_total",
+            "margin_percent",
+            "approval_reasons",
+            "submitted_at",
+            "approved_by",
+            "approved_at",
+            "sent_by",
+            "sent_at",
+            "closed_at",
+            "created_at",
+            "lines",
+        ]
+
+    def to_representation(self, instance: QuoteRevision) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if not self.context.get("show_margin"):
+            data.pop("cost_total", None)
+            data.pop("margin_percent", None)
+        return data
+
+
+class QuoteSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    team = serializers.CharField(source="team.name", read_only=True)
+    current_revision = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Quote
+        fields = [
+            "id",
+            "number",
+            "title",
+            "status",
+            "currency",
+            "total",
+            "customer",
+            "opportunity",
+            "design",
+            "owner",
+            "team",
+            "created_at",
+            "updated_at",
+            "current_revision",
+        ]
+
+    def get_current_revision(self, quote: Quote) -> dict[str, Any] | None:
+        revision = quote.current_revision
+        if revision is None:
+            return None
+        return RevisionSerializer(revision, context=self.context).data  # type: ignore[no-any-return]
+
+
+class QuoteCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    design = serializers.IntegerField(help_text="Id of a sized design visible to the caller.")
+    customer = serializers.IntegerField(help_text="Id of a customer of the caller's team.")
+    opportunity = serializers.IntegerField(required=False, allow_null=True, default=None)
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    price_list = serializers.CharField(
+        required=False, allow_null=True, default=None, help_text="Price list code; default list."
+    )
+    currency = serializers.ChoiceField(
+        choices=Currency.choices, required=False, allow_null=True, default=None
+    )
+    exchange_rate = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=6,
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=Decimal("0.000001"),
+    )
+    support_years = serializers.IntegerField(min_value=0, max_value=10, default=1)
+
+
+class RejectSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    reason = serializers.CharField(max_length=500)
+
+
+class SendResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    revision = RevisionSerializer()
+    share_url = serializers.URLField()

@@ -1,0 +1,23 @@
+from django.urls import path, re_path
+
+from quotes import views
+
+app_name = "quotes"
+urlpatterns = [
+    path("", views.quote_list, name="quote-list"),
+    path("new/", views.quote_create, name="quote-create"),
+    path("<int:pk>/", views.quote_detail, name="quote-detail"),
+    path("<int:pk>/revise/", views.quote_revise, name="quote-revise"),
+    path("<int:pk>/r<int:number>/discount/", views.revision_discount, name="revision-discount"),
+    path("<int:pk>/r<int:number>/terms/", views.terms_update, name="revision-terms"),
+    path("<int:pk>/r<int:number>/lines/add/", views.line_add, name="line-add"),
+    path("<int:pk>/r<int:number>/links/new/", views.share_link_create, name="share-link-create"),
+    re_path(
+        r"^(?P<pk>\d+)/r(?P<number>\d+)/(?P<action>submit|approve|reject|send)/$",
+        views.revision_action,
+        name="revision-action",
+    ),
+    path("<int:pk>/lines/<int:line_id>/", views.line_update, name="line-update"),
+    path("<int:pk>/lines/<int:line_id>/delete/", views.line_delete, name="line-delete"),
+    path("<int:pk>/links/<int:link_id>/revoke/", views.share_link_revoke, name="share-link-revoke"),
+]
