@@ -1,0 +1,138 @@
+"""Serializer, text table, cabling plan, graph checks, media errors, alternatives, topology."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from decimal import Decimal
+
+import pytest
+
+from planner.engine.cabling import iter_cabling
+from planner.engine.errors import MediaUnavailable
+from planner.engine.graph import build_graph, validate
+from planner.engine.request import parse_request
+from planner.engine.serialize import design_to_dict, format_text
+from planner.engine.sizing import alternatives, size
+from planner.engine.topology import topology
+from tests.engine.catalogs import CATALOG
+
+
+def _size(**fields: object):
+    return size(parse_request(fields, CATALOG), CATALOG)
+
+
+def test_json_has_the_promised_keys() -> None:
+    design = _size(gpus=1024, leaf="64x400", storage={"nic_speed": 100, "storage_nodes": 8}, oob={})
+    data = design_to_dict(design)
+    json.dumps(data)  # JSON-ready
+    for key in (
+        "servers", "switches", "links", "cables_total", "transceivers_total",
+        "oversubscription", "bisection_gbps", "bom", "warnings", "planes", "growth", "power_w",
+    ):  # fmt: skip
+        assert key in data
+    # 128 servers = 4 SUs of 32: 32 leaves, 32 x 32 uplinks / 64 = 16 spines.
+    assert data["switches"]["leaf"] == 32
+    assert data["switches"]["spine"] == 16
+    assert data["oversubscription"] == {"leaf": 1.0}
+    assert {"a", "b", "count", "speed_gbps", "media"} <= set(data["links"][0])
+    assert {"sku", "description", "quantity"} <= set(data["bom"][0])
+    assert "storage_leaf" in data["switches"]
+    assert "oob_leaf" in data["switches"]
+
+
+def test_text_summary_names_tiers() -> None:
+    text = format_text(_size(gpus=256, leaf="64x400"))
+    assert "leaf" in text
+    assert "spine" in text
+    assert "Totals: 512 links" in text
+
+
+def test_deterministic() -> None:
+    first = design_to_dict(_size(gpus=2048, leaf="64x800", oob={}))
+    second = design_to_dict(_size(gpus=2048, leaf="64x800", oob={}))
+    assert first == second
+
+
+def test_cabling_is_lazy_and_named() -> None:
+    design = _size(gpus=131072, leaf="64x800")
+    rows = iter_cabling(design)
+    first = list(itertools.islice(rows, 3))
+    assert first[0].a_device == "su01-r1-leaf"
+    assert first[0].b_device.startswith("srv00001")
+    # The design itself holds counts only: 1M+ cables are never materialised.
+    assert design.cables_total > 100_000
+    assert len(design.compute.links) < 20
+
+
+def test_cabling_names_three_tiers() -> None:
+    design = _size(gpus=4096, leaf="64x400")
+    devices = {row.a_device for row in iter_cabling(design)}
+    assert "pod1-spine01" in devices
+    assert "core01" in devices
+
+
+def test_graph_is_small_and_checks_pass() -> None:
+    design = _size(gpus=8192, leaf="64x800")
+    graph = build_graph(design)
+    # 128 leaves + 64 spines + 16 server groups; leaf-spine bundles merged: 128 x 64 edges.
+    assert graph.number_of_nodes() == 128 + 64 + 16
+    report = validate(design).planes[0]
+    assert report.servers_connected
+    assert report.bisection_matches
+    assert report.max_leaf_hops == 2  # leaf - spine - leaf
+    assert report.ecmp_paths == 64  # one path through each spine
+    assert report.worst_switch_failure is not None
+
+
+def test_three_tier_hops_and_paths() -> None:
+    report = validate(_size(gpus=4096, leaf="64x400")).planes[0]
+    assert report.max_leaf_hops == 4  # leaf - spine - core - spine - leaf
+    # Across pods: 32 spines x 2 cores per spine's core group.
+    assert report.ecmp_paths == 64
+    assert report.bisection_matches
+
+
+def test_forced_copper_over_long_runs_names_the_link() -> None:
+    with pytest.raises(
+        MediaUnavailable, match=r"server-leaf links of [0-9.]+ m at 400G: DAC reaches 3 m"
+    ):
+        _size(gpus=256, leaf="64x400", media="copper")
+
+
+def test_forced_optical_uses_transceivers() -> None:
+    design = _size(gpus=256, leaf="64x400", media="optical", leaf_placement="network-rack")
+    assert all(g.media.value in ("aoc", "mmf", "smf") for g in design.compute.links)
+
+
+def test_long_spine_row_uses_single_mode_optics() -> None:
+    design = _size(gpus=256, leaf="64x400", spine_row_distance_m=120)
+    uplinks = [g for g in design.compute.links if g.a == "leaf"]
+    assert {g.media.value for g in uplinks} == {"smf"}
+    # DR4 optics at both ends: two transceivers per link.
+    assert sum(g.transceivers for g in uplinks) == 2 * 256
+
+
+def test_planned_product_warns() -> None:
+    design = _size(gpus=256, leaf="SW-64x800")
+    assert "lifecycle_planned" in {w.code for w in design.warnings}
+
+
+def test_alternatives_rank_and_explain() -> None:
+    request = parse_request({"gpus": 2048, "nic_speed": 400}, CATALOG)
+    options = alternatives(request, CATALOG)
+    assert 1 <= len(options) <= 3
+    assert all(option.notes for option in options)
+    switches = [sum(t.count for t in o.compute.tiers) for o in options]
+    assert switches == sorted(switches)
+    prices = {"SW-64x400": Decimal("20000"), "SW-64x800": Decimal("45000")}
+    priced = alternatives(request, CATALOG, prices)
+    costs = [Decimal(o.cost or 0) for o in priced]
+    assert costs == sorted(costs)
+
+
+def test_topology_outline_is_small() -> None:
+    outline = topology(_size(gpus=131072, leaf="64x800"))[0]
+    assert [row.tier for row in outline.rows] == ["servers", "leaf", "spine", "core"]
+    assert all(len(row.boxes) <= 8 for row in outline.rows)
+    assert outline.bundles
