@@ -7,11 +7,14 @@ from rest_framework.routers import DefaultRouter
 
 from core.api import MeView
 
+# A trailing slash is optional, so that export URLs read as files: /designs/7/bom.xlsx
 router = DefaultRouter()
+router.trailing_slash = "/?"
 
 # App viewsets register themselves on `router` when imported.
 import catalog.api  # noqa: E402, F401
 import quotes.api  # noqa: E402, F401
+import planner.api  # noqa: E402, F401
 
 urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),

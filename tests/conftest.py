@@ -242,3 +242,24 @@ def screenshot(page, name: str) -> str:
     path = os.path.join(ARTIFACTS, f"{name}.png")
     page.screenshot(path=path, full_page=True)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _fresh_catalog_snapshot():
+    """Each test sizes against its own database's catalog, not a snapshot cached by another."""
+    import planner.selectors
+
+    planner.selectors._snapshot = None
+    yield
+    planner.selectors._snapshot = None
+
+
+@pytest.fixture
+def catalog(db):
+    """The seed catalog, loaded the way `make run` loads it."""
+    from django.core.management import call_command
+
+    call_command("load_catalog", stdout=StringIO())
+
+
+from io import StringIO  # noqa: E402

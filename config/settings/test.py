@@ -5,10 +5,12 @@ PostgreSQL and Redis in CI."""
 import os
 
 # The test broker folder (when no Redis) must be set before base.py derives the transport paths.
-os.environ.setdefault("CELERY_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "var", "celery-test"))
+os.environ.setdefault(
+    "CELERY_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "var", "celery-test")
+)
 
-from .base import *  # noqa: E402, F403
-from .base import BASE_DIR, DATABASES, env  # noqa: E402
+from .base import *  # noqa: F403
+from .base import BASE_DIR, DATABASES, env
 
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -20,7 +22,10 @@ MEDIA_ROOT = BASE_DIR / "var" / "test-media" / str(os.getpid())
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not :memory:, so that a real worker process can see what the test wrote.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "var" / "test-db.sqlite3")}
+    # One file per test process, so that concurrent runs never share (or delete) each other's.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3")
+    }
 
 # Each test session gets its own queue so that a worker started by a test never picks up messages
 # left by another run; the worker subprocess receives the same value through the environment.

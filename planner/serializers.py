@@ -1,0 +1,129 @@
+"""The design request as the API documents it. The serializer checks types and shapes; the engine's
+`parse_request` then checks the network rules, and its field errors come back the same way."""
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from planner.engine.request import Fabric, LeafPlacement, MediaPolicy
+from planner.models import Design, Scenario
+from quotes.models import Customer
+
+REQUEST_EXAMPLE = {
+    "gpus": 1024,
+    "gpus_per_server": 8,
+    "rails": 8,
+    "nic_speed": 400,
+    "fabric": "rail",
+    "leaf": "64x400",
+    "spine": "64x400",
+    "oversubscription": 1,
+    "media": "auto",
+}
+
+
+class PlaneSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    nic_speed = serializers.IntegerField(required=False, min_value=1, help_text="Gbps per port")
+    ports = serializers.IntegerField(required=False, min_value=1, help_text="ports per server")
+    nic = serializers.CharField(required=False, help_text="catalog NIC SKU")
+    oversubscription = serializers.FloatField(required=False, min_value=1)
+    leaf = serializers.CharField(required=False, help_text="PORTSxSPEED or a switch SKU")
+    spine = serializers.CharField(required=False, help_text="PORTSxSPEED or a switch SKU")
+    storage_nodes = serializers.IntegerField(required=False, min_value=0)
+    storage_node_ports = serializers.IntegerField(required=False, min_value=0)
+
+
+class DesignRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """The same fields as `manage.py size` (CLI option names with underscores)."""
+
+    gpus = serializers.IntegerField(help_text=_("Number of GPUs in the cluster."))
+    gpus_per_server = serializers.IntegerField(required=False, min_value=1)
+    rails = serializers.IntegerField(
+        required=False, min_value=1, help_text=_("Compute NIC ports per server.")
+    )
+    nic_speed = serializers.IntegerField(
+        required=False, help_text=_("Compute NIC port speed, Gbps.")
+    )
+    nic = serializers.CharField(required=False, help_text=_("Catalog NIC SKU."))
+    fabric = serializers.ChoiceField(choices=[f.value for f in Fabric], required=False)
+    leaf = serializers.CharField(required=False, help_text=_("PORTSxSPEED (e.g. 64x400) or SKU."))
+    spine = serializers.CharField(required=False)
+    core = serializers.CharField(required=False)
+    oversubscription = serializers.JSONField(
+        required=False,
+        help_text=_('Downlink:uplink ratio, e.g. 1 or 3, or per tier {"leaf": 2, "spine": 1}.'),
+    )
+    media = serializers.ChoiceField(choices=[m.value for m in MediaPolicy], required=False)
+    dual_homing = serializers.BooleanField(required=False)
+    rails_per_plane = serializers.IntegerField(required=False, min_value=1)
+    servers_per_rack = serializers.IntegerField(required=False, min_value=1)
+    rack_width_m = serializers.FloatField(required=False, min_value=0.1)
+    racks_per_row = serializers.IntegerField(required=False, min_value=1)
+    leaf_placement = serializers.ChoiceField(
+        choices=[p.value for p in LeafPlacement], required=False
+    )
+    spine_row_distance_m = serializers.FloatField(required=False, min_value=0)
+    cable_slack_m = serializers.FloatField(required=False, min_value=0)
+    max_rack_power_w = serializers.IntegerField(required=False, min_value=1)
+    storage = PlaneSerializer(required=False)
+    frontend = PlaneSerializer(required=False)
+    oob = PlaneSerializer(required=False)
+
+    def to_internal_value(self, data: Any) -> Any:
+        # A misspelt field (e.g. "gpu") must not be silently ignored: the design would be sized
+        # from defaults the engineer never chose.
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: [_("Unknown field.")] for name in unknown}
+                )
+        return super().to_internal_value(data)
+
+    def request_data(self) -> dict[str, Any]:
+        """The validated request as the engine reads it (unset fields left to engine defaults)."""
+        return {
+            key: value
+            for key, value in self.validated_data.items()
+            if key in self.fields and key not in DesignCreateSerializer.META_FIELDS
+        }
+
+
+class DesignCreateSerializer(DesignRequestSerializer):
+    META_FIELDS = frozenset({"name", "scenario", "customer"})
+
+    name = serializers.CharField(required=False, max_length=200)
+    scenario = serializers.ChoiceField(choices=Scenario.choices, required=False)
+    customer = serializers.PrimaryKeyRelatedField(
+        queryset=Customer.objects.all(), required=False, allow_null=True
+    )
+
+
+class DesignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    team = serializers.CharField(source="team.name", read_only=True)
+    links = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Design
+        fields = [
+            "id", "name", "scenario", "customer", "owner", "team", "is_draft", "gpus",
+            "catalog_version", "copied_from", "created_at", "updated_at", "request", "result",
+            "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_links(self, design: Design) -> dict[str, str]:
+        base = f"/api/v1/designs/{design.pk}/"
+        return {
+            "self": base,
+            "bom_xlsx": f"{base}bom.xlsx",
+            "bom_csv": f"{base}bom.csv",
+            "cabling_csv": f"{base}cabling.csv",
+        }
+
+
+class DesignPreviewSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    request = serializers.JSONField()
+    result = serializers.JSONField()

@@ -1,0 +1,162 @@
+"""Designs over the REST API. Expected counts come from the DGX H100 SuperPOD reference
+architecture (NVIDIA RA-11333) and first principles, as noted next to each assertion."""
+
+import csv
+import io
+
+import pytest
+from openpyxl import load_workbook
+from rest_framework.test import APIClient
+
+from core.models import TokenScope
+from core.services import api_token_create
+from planner.models import Design
+from planner.services import design_create
+from tests.api_contract import ApiPermissionContract
+
+pytestmark = pytest.mark.django_db
+
+SUPERPOD_1SU = {
+    "gpus": 256,
+    "gpus_per_server": 8,
+    "nic_speed": 400,
+    "rails": 8,
+    "fabric": "rail",
+    "leaf": "64x400",
+    "spine": "64x400",
+    "oversubscription": 1,
+}
+SMALL = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail", "leaf": "64x400"}
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+class TestDesignListPermissions(ApiPermissionContract):
+    list_url = "/api/v1/designs/"
+
+    @pytest.fixture(autouse=True)
+    def _catalog(self, catalog):
+        pass
+
+    def make_object(self, owner):
+        return design_create(owner=owner, name="d", request_data=SMALL)
+
+    def detail_url(self, obj):
+        return f"/api/v1/designs/{obj.pk}/"
+
+
+class TestDesignPreviewPermissions(ApiPermissionContract):
+    list_url = "/api/v1/designs/preview/"
+    list_method = "post"
+    list_body = SMALL
+
+    @pytest.fixture(autouse=True)
+    def _catalog(self, catalog):
+        pass
+
+    test_someone_elses_object_is_404 = None  # previews are not stored
+
+
+def test_create_sizes_and_saves_the_superpod_su(catalog, engineer):
+    response = client_for(engineer).post("/api/v1/designs/", SUPERPOD_1SU, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    # RA-11333, 1 SU: 32 servers x 8 rails on 64-port switches at 1:1 = 8 leaves, 4 spines.
+    assert body["result"]["switches"] == {"leaf": 8, "spine": 4}
+    assert body["result"]["servers"] == 32  # 256 GPUs / 8 per server
+    assert body["owner"] == "engineer"
+    assert body["team"] == "Team A"
+    assert response["Location"] == f"/api/v1/designs/{body['id']}/"
+    assert Design.objects.get(pk=body["id"]).gpus == 256
+
+
+def test_preview_saves_nothing_and_returns_the_normalised_request(catalog, engineer):
+    response = client_for(engineer).post("/api/v1/designs/preview/", SMALL, format="json")
+    assert response.status_code == 200
+    assert response.json()["request"]["gpus"] == 64
+    assert Design.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"gpus": 0}, "gpus"),
+        ({"gpus": -8}, "gpus"),
+        ({"gpus": 10_000_000}, "gpus"),
+        ({"oversubscription": 0.5}, "oversubscription"),
+        ({"leaf": "NO-SUCH-SKU"}, "leaf"),
+        # An 800G NIC cannot plug into a 400G leaf port: the leaf is what is refused.
+        ({"nic_speed": 800, "leaf": "64x400"}, "leaf"),
+        ({"fabric": "mesh"}, "fabric"),
+        ({"gpus": "many"}, "gpus"),
+    ],
+)
+def test_bad_input_is_a_400_naming_the_field_and_saves_nothing(catalog, engineer, change, field):
+    response = client_for(engineer).post(
+        "/api/v1/designs/", {**SUPERPOD_1SU, **change}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    errors = response.json()["errors"]
+    assert any(key == field or key.startswith(f"{field}") for key in errors), errors
+    assert Design.objects.count() == 0
+
+
+def test_unknown_field_is_refused(catalog, engineer):
+    response = client_for(engineer).post(
+        "/api/v1/designs/preview/", {**SMALL, "gpu": 8}, format="json"
+    )
+    assert response.status_code == 400
+    assert "gpu" in response.json()["errors"]
+
+
+def test_read_only_token_cannot_create(catalog, engineer):
+    _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert client.get("/api/v1/designs/").status_code == 200
+    assert client.post("/api/v1/designs/", SMALL, format="json").status_code == 403
+
+
+def test_exports_match_the_saved_bom(catalog, engineer):
+    design = design_create(owner=engineer, name="Export me", request_data=SUPERPOD_1SU)
+    client = client_for(engineer)
+    bom = {line["sku"]: line["quantity"] for line in design.result["bom"]}
+
+    csv_response = client.get(f"/api/v1/designs/{design.pk}/bom.csv")
+    assert csv_response.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(csv_response.content.decode("utf-8-sig"))))
+    assert {row["sku"]: int(row["quantity"]) for row in rows} == bom
+
+    xlsx_response = client.get(f"/api/v1/designs/{design.pk}/bom.xlsx")
+    sheet = load_workbook(io.BytesIO(xlsx_response.content)).active
+    assert sheet["A1"].value == "Export me"
+    assert {r[0]: r[2] for r in sheet.iter_rows(min_row=3, values_only=True)} == bom
+
+    cabling = client.get(f"/api/v1/designs/{design.pk}/cabling.csv")
+    lines = list(
+        csv.DictReader(io.StringIO(b"".join(cabling.streaming_content).decode("utf-8-sig")))
+    )
+    # One row per cable; the engine counts them separately from links and transceivers.
+    assert len(lines) == design.result["cables_total"]
+    pairs = {frozenset(((r["a_device"], r["a_port"]), (r["b_device"], r["b_port"]))) for r in lines}
+    assert len(pairs) == len(lines)  # no A-B / B-A duplicates
+
+
+def test_list_filters_by_gpu_count(catalog, engineer):
+    design_create(owner=engineer, name="small", request_data=SMALL)
+    design_create(owner=engineer, name="su", request_data=SUPERPOD_1SU)
+    names = [
+        d["name"]
+        for d in client_for(engineer).get("/api/v1/designs/?gpus_min=100").json()["results"]
+    ]
+    assert names == ["su"]
+
+
+def test_teammate_sees_team_designs(catalog, engineer, teammate):
+    design = design_create(owner=engineer, name="shared", request_data=SMALL)
+    assert client_for(teammate).get(f"/api/v1/designs/{design.pk}/").status_code == 200
