@@ -76,9 +76,7 @@ class DesignRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
-                raise serializers.ValidationError(
-                    {name: [_("Unknown field.")] for name in unknown}
-                )
+                raise serializers.ValidationError({name: [_("Unknown field.")] for name in unknown})
         return super().to_internal_value(data)
 
     def request_data(self) -> dict[str, Any]:
