@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_urls import router
-from core.authentication import ModelPermissions
+from core.authentication import ModelPermissions, TokenScopePermission
 from quotes import selectors, services
 from quotes.filters import QuoteFilter
 from quotes.models import Customer, Opportunity, Quote, QuoteRevision
@@ -56,7 +56,8 @@ class QuoteViewSet(
     viewsets.GenericViewSet,  # type: ignore[type-arg]
 ):
     serializer_class = QuoteSerializer
-    permission_classes = [QuotePermissions]
+    # The token scope check must be listed again: permission_classes replaces the defaults.
+    permission_classes = [TokenScopePermission, QuotePermissions]
     filterset_class = QuoteFilter
     status_actions = ("submit", "approve", "reject", "send", "revise")
 
@@ -215,7 +216,7 @@ class CustomerViewSet(
     viewsets.GenericViewSet,  # type: ignore[type-arg]
 ):
     serializer_class = CustomerSerializer
-    permission_classes = [ModelPermissions]
+    permission_classes = [TokenScopePermission, ModelPermissions]
 
     def get_queryset(self) -> QuerySet[Customer]:
         return selectors.customers_visible_to(self.request.user).order_by("-pk")
