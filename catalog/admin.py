@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from import_export.admin import ImportExportModelAdmin
+from import_export.formats.base_formats import CSV, XLSX
 from simple_history.admin import SimpleHistoryAdmin
 
 from catalog.models import (
@@ -45,7 +46,10 @@ COST_FIELDS = ("cost", "cost_currency", "cost_is_sample")
 
 
 class CatalogImportExportAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
-    """Import needs the add and change permissions of the model; export needs view."""
+    """CSV and XLSX. Import needs the add and change permissions of the model; export needs view."""
+
+    import_formats = [CSV, XLSX]
+    export_formats = [CSV, XLSX]
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         opts = self.opts

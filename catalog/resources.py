@@ -54,6 +54,17 @@ class ProductResource(CatalogResource):
         column_name="vendor",
         widget=StrictForeignKeyWidget(Vendor, field="code"),
     )
+    # TextFields: an empty cell is an empty description, not NULL.
+    description_en = fields.Field(
+        attribute="description_en",
+        column_name="description_en",
+        widget=widgets.CharWidget(allow_blank=True),
+    )
+    description_zh = fields.Field(
+        attribute="description_zh",
+        column_name="description_zh",
+        widget=widgets.CharWidget(allow_blank=True),
+    )
 
     class Meta(CatalogResource.Meta):
         model = Product

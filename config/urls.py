@@ -20,6 +20,7 @@ urlpatterns = [
     path("catalog/", include("catalog.urls")),
     path("quotes/", include("quotes.urls")),
     path("s/", include("quotes.share_urls")),
+    path("designs/", include("planner.urls")),
 ]
 
 admin.site.site_header = "EZMAX Fabric Planner"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
+from typing import Any
 from xml.sax.saxutils import escape
 
 from planner.plan import ImplementationPlan
@@ -69,6 +70,395 @@ def gantt_svg(plan: ImplementationPlan, labels: Mapping[str, str], *, width: int
         parts.append(
             f'<text x="{min(mx + 9, width - 70):.1f}" y="{y + 19}" fill="#5b6676" '
             f'font-size="10">{phase.end:%m-%d}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --- Topology -----------------------------------------------------------------------------------
+
+ROLE_COLOURS = {
+    "core": ("#5b3f8c", "#efe9f8"),
+    "spine": ("#0b5cad", "#e4eefa"),
+    "leaf": ("#1a7f37", "#e3f4e8"),
+    "endpoint": ("#5b6676", "#f1f3f6"),
+}
+MEDIA_NAMES = {"dac": "DAC", "aec": "AEC", "aoc": "AOC", "mmf": "MMF", "smf": "SMF", "utp": "UTP"}
+MAX_BOXES = 12  # per row; beyond this the row shows the first ones, an ellipsis and the last
+TOPOLOGY_DEFAULT_LABELS = {
+    "title": "Network topology",
+    "server": "Servers",
+    "storage": "Storage nodes",
+    "leaf": "Leaf",
+    "spine": "Spine",
+    "core": "Core",
+    "compute": "Compute plane",
+    "storage_plane": "Storage plane",
+    "frontend": "Frontend plane",
+    "oob": "Out-of-band plane",
+    "links": "links",
+    "switches": "switches",
+    "servers": "servers",
+    "group": "SU",
+    "pod": "pod",
+    "more": "more",
+    "planes": "identical planes",
+    "per_server": "GPUs each",
+}
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
+
+
+class _Box:
+    __slots__ = ("ellipsis", "first", "last", "subtitle", "title")
+
+    def __init__(self, first: int, last: int, title: str, subtitle: str = "", ellipsis=False):
+        self.first, self.last = first, last  # item range (switch or group index) it stands for
+        self.title, self.subtitle, self.ellipsis = title, subtitle, ellipsis
+
+
+def _boxes(items: int, make: Any) -> list[_Box]:
+    """One box per item, or the first ones, an ellipsis and the last when there are many."""
+    if items <= MAX_BOXES:
+        return [make(i) for i in range(items)]
+    head = [make(i) for i in range(MAX_BOXES - 2)]
+    hidden = items - (MAX_BOXES - 1)
+    gap = _Box(MAX_BOXES - 2, items - 2, "…", f"+{hidden:,}", ellipsis=True)
+    return [*head, gap, make(items - 1)]
+
+
+def _tier_boxes(
+    role: str, count: int, groups: int, labels: Mapping[str, str], prefix: str
+) -> tuple[list[_Box], int]:
+    """Boxes for a switch tier and the number of groups they stand for (0 = single switches)."""
+    if count <= MAX_BOXES or groups <= 1:
+        return _boxes(count, lambda i: _Box(i, i, f"{prefix}{i + 1}")), 0
+    per = max(1, count // groups)
+    name = labels["group"] if role == "leaf" else labels["pod"]
+    boxes = _boxes(groups, lambda i: _Box(i, i, f"{name} {i + 1}", f"{per:,} × {labels[role]}"))
+    return boxes, groups
+
+
+def _bundle_lines(links: list[Mapping[str, Any]], labels: Mapping[str, str]) -> list[str]:
+    lines = []
+    for link in links[:3]:
+        media = MEDIA_NAMES.get(str(link["media"]), str(link["media"]).upper())
+        lines.append(
+            f"{_n(link['count'])} {labels['links']} · {link['speed_gbps']}G · {media} "
+            f"{_n(link['length_m'])} m"
+        )
+    if len(links) > 3:
+        rest = sum(link["count"] for link in links[3:])
+        lines.append(f"+{_n(rest)} {labels['links']} …")
+    return lines
+
+
+def _plane_rows(
+    plane: Mapping[str, Any], result: Mapping[str, Any], labels: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Rows from the top tier down to the endpoints, each with its boxes."""
+    name = plane["name"]
+    tiers = list(plane.get("tiers", []))
+    groups = int(plane.get("groups") or 0)
+    pods = int(plane.get("pods") or 0)
+    rows: list[dict[str, Any]] = []
+    for tier in reversed(tiers):
+        role = tier["role"]
+        count = int(tier["count"])
+        group_count = groups if role == "leaf" else pods if role == "spine" else 0
+        prefix = {"leaf": "L", "spine": "S", "core": "C"}.get(role, "")
+        boxes, grouped = _tier_boxes(role, count, group_count, labels, prefix)
+        over = tier.get("oversubscription")
+        rows.append(
+            {
+                "role": role,
+                "colour": role,
+                "title": f"{labels.get(role, role)} · {count:,} × {tier['switch']}",
+                "subtitle": (
+                    f"{tier['ports_used']}/{tier['ports_per_switch']} ports used"
+                    + (f" · {over:g}:1" if over else "")
+                ),
+                "boxes": boxes,
+                "grouped": grouped,
+                "count": count,
+            }
+        )
+    servers = int(result.get("servers", 0))
+    group_servers = int(plane.get("group_servers") or servers)
+    endpoints = labels["server"]
+    if name == "compute" and servers:
+        per_server = result.get("gpus_per_server", 0)
+        if groups > 1 and group_servers:
+            boxes = _boxes(
+                groups,
+                lambda i: _Box(
+                    i, i, f"{labels['group']} {i + 1}", f"{group_servers:,} {labels['servers']}"
+                ),
+            )
+        else:
+            boxes = [_Box(0, 0, f"{servers:,} {labels['servers']}", f"× {per_server} GPU")]
+        subtitle = f"{servers:,} × {per_server} {labels['per_server']}"
+    else:
+        kinds = sorted(
+            {str(link["a"]) for link in _plane_links(result, name) if link["b"] == "leaf"}
+        )
+        endpoints = " + ".join(labels.get(kind, kind) for kind in kinds) or endpoints
+        total = sum(link["count"] for link in _plane_links(result, name) if link["b"] == "leaf")
+        boxes = [_Box(0, 0, f"{total:,} {labels['links']}", endpoints)]
+        subtitle = ""
+    rows.append(
+        {
+            "role": "endpoint",
+            "colour": "endpoint",
+            "title": endpoints,
+            "subtitle": subtitle,
+            "boxes": boxes,
+            "grouped": groups if len(boxes) > 1 else 0,
+            "count": servers,
+        }
+    )
+    return rows
+
+
+def _plane_links(result: Mapping[str, Any], plane: str) -> list[Mapping[str, Any]]:
+    return [link for link in result.get("links", []) if link.get("plane", "compute") == plane]
+
+
+def topology_svg(
+    result: Mapping[str, Any], labels: Mapping[str, str] | None = None, *, width: int = 980
+) -> str:
+    """The fabric as tiers in rows (core on top, servers at the bottom), one section per plane.
+
+    `result` is the engine's JSON (`design_to_dict`), so a saved design is drawn without sizing
+    it again. Many switches are drawn as groups (scalable units, pods) and long rows as the first
+    ones, an ellipsis and the last, so the drawing stays readable from 8 to 100,000+ GPUs. Link
+    bundles between two tiers are labelled with their count, speed, media and length."""
+    labels = {**TOPOLOGY_DEFAULT_LABELS, **(labels or {})}
+    left, right = 190, 16
+    box_h, row_gap_min, line_h = 40, 34, 14
+    area = width - left - right
+    parts: list[str] = []
+    y = 8
+    for plane in result.get("planes", []):
+        name = plane["name"]
+        rows = _plane_rows(plane, result, labels)
+        plane_key = "storage_plane" if name == "storage" else name
+        heading = f"{labels.get(plane_key, name)} · {plane.get('style', '')}"
+        if int(plane.get("fabric_planes") or 1) > 1:
+            heading += f" · {plane['fabric_planes']} × {labels['planes']}"
+        parts.append(
+            f'<text x="8" y="{y + 16}" font-size="14" font-weight="700" fill="#1b2430">'
+            f"{escape(heading)}</text>"
+        )
+        y += 28
+        links = _plane_links(result, name)
+        previous: tuple[dict[str, Any], float, list[float]] | None = None
+        for row in rows:
+            stroke, fill = ROLE_COLOURS[row["colour"]]
+            boxes: list[_Box] = row["boxes"]
+            slot = area / max(1, len(boxes))
+            box_w = min(150.0, slot - 8)
+            centres = [left + slot * (i + 0.5) for i in range(len(boxes))]
+            if previous is not None:
+                upper, upper_y, upper_centres = previous
+                lower_role = "server" if row["role"] == "endpoint" else row["role"]
+                bundle = [
+                    link
+                    for link in links
+                    if link["b"] == upper["role"]
+                    and (link["a"] == lower_role or row["role"] == "endpoint")
+                ]
+                text = _bundle_lines(bundle, labels)
+                gap = max(row_gap_min, 22 + line_h * len(text))
+                top_y = upper_y + box_h
+                y = top_y + gap
+                parts.append('<g stroke="#9aa6b5" stroke-width="1" stroke-opacity="0.55">')
+                pairs = _connections(upper, row, len(upper_centres), len(centres))
+                for i, j in pairs:
+                    parts.append(
+                        f'<line x1="{centres[j]:.1f}" y1="{y:.1f}" '
+                        f'x2="{upper_centres[i]:.1f}" y2="{top_y:.1f}"/>'
+                    )
+                parts.append("</g>")
+                if text:
+                    label_w = max(len(t) for t in text) * 6.6 + 16
+                    lx = left + area / 2 - label_w / 2
+                    ly = top_y + gap / 2 - (line_h * len(text)) / 2 - 4
+                    parts.append(
+                        f'<rect x="{lx:.1f}" y="{ly:.1f}" width="{label_w:.1f}" '
+                        f'height="{line_h * len(text) + 8}" rx="4" fill="#ffffff" '
+                        'stroke="#c4ccd6"/>'
+                    )
+                    for k, line in enumerate(text):
+                        parts.append(
+                            f'<text x="{left + area / 2:.1f}" y="{ly + 15 + k * line_h:.1f}" '
+                            f'text-anchor="middle" font-size="11" fill="#1b2430">'
+                            f"{escape(line)}</text>"
+                        )
+            parts.append(
+                f'<text x="8" y="{y + 16}" font-size="12" font-weight="600" fill="{stroke}">'
+                f"{escape(_clip(row['title'], 28))}<title>{escape(row['title'])}</title></text>"
+            )
+            if row["subtitle"]:
+                parts.append(
+                    f'<text x="8" y="{y + 31}" font-size="10.5" fill="#5b6676">'
+                    f"{escape(_clip(row['subtitle'], 32))}</text>"
+                )
+            for box, cx in zip(boxes, centres, strict=True):
+                x0 = cx - box_w / 2
+                if box.ellipsis:
+                    parts.append(
+                        f'<text x="{cx:.1f}" y="{y + 18}" text-anchor="middle" font-size="16" '
+                        f'fill="{stroke}">…</text>'
+                        f'<text x="{cx:.1f}" y="{y + 33}" text-anchor="middle" font-size="10" '
+                        f'fill="#5b6676">{escape(box.subtitle)} {escape(labels["more"])}</text>'
+                    )
+                    continue
+                parts.append(
+                    f'<rect x="{x0:.1f}" y="{y}" width="{box_w:.1f}" height="{box_h}" rx="4" '
+                    f'fill="{fill}" stroke="{stroke}" stroke-width="1.2"/>'
+                )
+                size = 11 if box_w >= 60 else 9
+                title_y = y + (16 if box.subtitle else 24)
+                parts.append(
+                    f'<text x="{cx:.1f}" y="{title_y}" text-anchor="middle" font-size="{size}" '
+                    f'font-weight="600" fill="#1b2430">{escape(_clip(box.title, box_w / 6.5))}'
+                    "</text>"
+                )
+                if box.subtitle:
+                    parts.append(
+                        f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" font-size="9.5" '
+                        f'fill="#5b6676">{escape(_clip(box.subtitle, box_w / 5.6))}</text>'
+                    )
+            previous = (row, y, centres)
+        y += box_h + 26
+    height = int(y)
+    title = escape(labels["title"])
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="11" role="img" '
+        f'aria-label="{title}"><title>{title}</title>'
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>'
+        + "".join(parts)
+        + "</svg>"
+    )
+
+
+def _clip(text: str, chars: float) -> str:
+    limit = max(3, int(chars))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _connections(
+    upper: Mapping[str, Any], lower: Mapping[str, Any], n_upper: int, n_lower: int
+) -> list[tuple[int, int]]:
+    """Which boxes to join. Groups of leaves join the pod they belong to; otherwise every lower
+    box reaches every upper box (every leaf reaches every spine of its pod)."""
+    upper_boxes: list[_Box] = upper["boxes"]
+    lower_boxes: list[_Box] = lower["boxes"]
+    if upper["role"] == "spine" and upper["grouped"] and lower["grouped"]:
+        per_pod = max(1, lower["grouped"] // max(1, upper["grouped"]))
+        pairs = []
+        for j, low in enumerate(lower_boxes):
+            if low.ellipsis:
+                continue
+            for i, up in enumerate(upper_boxes):
+                if not up.ellipsis and low.first // per_pod == up.first:
+                    pairs.append((i, j))
+        return pairs
+    if upper["role"] == "leaf" and lower["role"] == "endpoint" and len(lower_boxes) > 1:
+        # Scalable unit k of servers hangs off the leaves of scalable unit k.
+        if upper["grouped"]:
+            return [
+                (i, j)
+                for j, low in enumerate(lower_boxes)
+                for i, up in enumerate(upper_boxes)
+                if not low.ellipsis and not up.ellipsis and up.first == low.first
+            ]
+        per_group = max(1, len(upper_boxes) // len(lower_boxes)) if upper_boxes else 1
+        return [
+            (i, j)
+            for j, low in enumerate(lower_boxes)
+            for i, up in enumerate(upper_boxes)
+            if not low.ellipsis and not up.ellipsis and up.first // per_group == low.first
+        ] or [(i, j) for i in range(n_upper) for j in range(n_lower)]
+    return [
+        (i, j)
+        for i, up in enumerate(upper_boxes)
+        for j, low in enumerate(lower_boxes)
+        if not up.ellipsis and not low.ellipsis
+    ]
+
+
+# --- Cable length histogram ---------------------------------------------------------------------
+
+PAIR_COLOURS = ("#1a7f37", "#0b5cad", "#5b3f8c", "#d79b00", "#b85450", "#5b6676")
+
+
+def lengths_svg(
+    result: Mapping[str, Any], labels: Mapping[str, str] | None = None, *, width: int = 640
+) -> str:
+    """Links per stock cable length, stacked by tier pair (server-leaf, leaf-spine, ...)."""
+    labels = {"title": "Cable lengths", "links": "links", **(labels or {})}
+    bins: dict[float, dict[str, int]] = {}
+    pairs: list[str] = []
+    for plane in result.get("planes", []):
+        for entry in plane.get("lengths", []):
+            pair = f"{entry['a']}–{entry['b']}"
+            if plane["name"] != "compute":
+                pair = f"{plane['name']}: {pair}"
+            if pair not in pairs:
+                pairs.append(pair)
+            by_pair = bins.setdefault(float(entry["length_m"]), {})
+            by_pair[pair] = by_pair.get(pair, 0) + int(entry["links"])
+    lengths = sorted(bins)
+    left, top, bottom, legend_h = 56, 16, 34, 18 * ((len(pairs) + 2) // 3)
+    chart_h = 150
+    height = top + chart_h + bottom + legend_h + 6
+    title = escape(labels["title"])
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="11" role="img" '
+        f'aria-label="{title}"><title>{title}</title>'
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>'
+    ]
+    peak = max((sum(v.values()) for v in bins.values()), default=1)
+    base = top + chart_h
+    parts.append(
+        f'<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#5b6676"/>'
+        f'<text x="{left - 6}" y="{top + 8}" text-anchor="end" fill="#5b6676">{peak:,}</text>'
+        f'<text x="{left - 6}" y="{base}" text-anchor="end" fill="#5b6676">0</text>'
+    )
+    slot = (width - left - 20) / max(1, len(lengths))
+    bar_w = min(48.0, slot * 0.7)
+    for index, length in enumerate(lengths):
+        cx = left + slot * (index + 0.5)
+        y = float(base)
+        for pair, links in bins[length].items():
+            h = chart_h * links / peak
+            y -= h
+            colour = PAIR_COLOURS[pairs.index(pair) % len(PAIR_COLOURS)]
+            parts.append(
+                f'<rect x="{cx - bar_w / 2:.1f}" y="{y:.1f}" width="{bar_w:.1f}" '
+                f'height="{max(h, 0.5):.1f}" fill="{colour}"><title>{escape(pair)}: '
+                f"{links:,} {escape(labels['links'])}, {_n(length)} m</title></rect>"
+            )
+        total = sum(bins[length].values())
+        parts.append(
+            f'<text x="{cx:.1f}" y="{y - 4:.1f}" text-anchor="middle" fill="#1b2430">'
+            f"{total:,}</text>"
+            f'<text x="{cx:.1f}" y="{base + 15}" text-anchor="middle" fill="#5b6676">'
+            f"{_n(length)} m</text>"
+        )
+    for index, pair in enumerate(pairs):
+        lx = left + (index % 3) * 190
+        ly = base + bottom + 18 * (index // 3)
+        colour = PAIR_COLOURS[index % len(PAIR_COLOURS)]
+        parts.append(
+            f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{lx + 14}" y="{ly}" fill="#1b2430">{escape(pair)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

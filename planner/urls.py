@@ -1,0 +1,19 @@
+from django.urls import path
+
+from planner import views
+
+app_name = "planner"
+urlpatterns = [
+    path("", views.DesignListView.as_view(), name="design-list"),
+    path("new/", views.design_new, name="design-new"),
+    path("new/preview/", views.design_new_preview, name="design-new-preview"),
+    path("<int:pk>/", views.design_detail, name="design-detail"),
+    path("<int:pk>/copy/", views.design_copy, name="design-copy"),
+    path("<int:pk>/wizard/pick/", views.wizard_pick, name="wizard-pick"),
+    path("<int:pk>/wizard/<slug:step>/", views.wizard, name="wizard"),
+    path("<int:pk>/wizard/<slug:step>/preview/", views.wizard_preview, name="wizard-preview"),
+    path("<int:pk>/bom.csv", views.export_bom_csv, name="bom-csv"),
+    path("<int:pk>/bom.xlsx", views.export_bom_xlsx, name="bom-xlsx"),
+    path("<int:pk>/cabling.csv", views.export_cabling_csv, name="cabling-csv"),
+    path("<int:pk>/request.json", views.export_request_json, name="request-json"),
+]
