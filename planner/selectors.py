@@ -49,3 +49,25 @@ def designs_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Desig
     team = user_team(user)
     mine = Q(owner=user)
     return designs.filter(mine | Q(team=team)) if team else designs.filter(mine)
+
+
+def bom_estimate(bom: list[dict[str, object]], prices: dict[str, object]) -> dict[str, object]:
+    """An estimated list price for a bill of materials: lines with a catalog price are summed;
+    lines without one (inline-spec switches, products missing from the price list) are named."""
+    from decimal import Decimal
+
+    total = Decimal(0)
+    unpriced: list[str] = []
+    lines = []
+    for line in bom:
+        sku = str(line.get("sku", ""))
+        quantity = int(line.get("quantity", 0) or 0)  # type: ignore[call-overload]
+        price = prices.get(sku)
+        amount = Decimal(str(price)) * quantity if price is not None else None
+        if amount is None:
+            if sku not in unpriced:
+                unpriced.append(sku)
+        else:
+            total += amount
+        lines.append({**line, "unit_price": price, "amount": amount})
+    return {"total": total, "unpriced": unpriced, "lines": lines}
