@@ -177,7 +177,9 @@ def rail_server_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[t
                         group.count
                     )
             else:
-                run = max(by_rack[first // spr], by_rack[(first + lanes - 1) // spr])
+                run = max(
+                    by_rack[rack] for rack in range(first // spr, (first + lanes - 1) // spr + 1)
+                )
                 cages[(run, lanes)] += group.count * ports
     return cages
 

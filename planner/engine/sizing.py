@@ -232,7 +232,7 @@ def _link_groups(
             media=choice.media,
             length_m=choice.length_m,
             cable_sku=choice.cable.sku,
-            cables=ceil_div(links, choice.links_per_cable),
+            cables=cables[group_key],
             links_per_cable=choice.links_per_cable,
             transceiver_sku_a=choice.transceiver_b.sku if choice.transceiver_b else None,
             transceiver_sku_b=choice.transceiver_a.sku if choice.transceiver_a else None,
