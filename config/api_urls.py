@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from core.api import MeView
+from core.webhook_api import WebhookSubscriptionViewSet
 
 # A trailing slash is optional, so that export URLs read as files: /designs/7/bom.xlsx
 router = DefaultRouter()
@@ -13,8 +14,10 @@ router.trailing_slash = "/?"
 
 # App viewsets register themselves on `router` when imported.
 import catalog.api  # noqa: E402, F401
-import quotes.api  # noqa: E402, F401
 import planner.api  # noqa: E402, F401
+import quotes.api  # noqa: E402, F401
+
+router.register("webhooks", WebhookSubscriptionViewSet, basename="webhook")
 
 urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),

@@ -1,7 +1,15 @@
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
-from core.models import ApiToken, Membership, Team, WorkerProbe
+from core.models import (
+    ApiToken,
+    Membership,
+    Team,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookSubscription,
+    WorkerProbe,
+)
 from core.services import api_token_create, api_token_revoke
 
 
@@ -52,3 +60,28 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def revoke(self, request, queryset):  # type: ignore[no-untyped-def]
         for token in queryset:
             api_token_revoke(token=token)
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    readonly_fields = ["at", "status_code", "error", "duration_ms"]
+
+
+@admin.register(WebhookSubscription)
+class WebhookSubscriptionAdmin(admin.ModelAdmin):
+    list_display = ["url", "user", "is_active", "created_at"]
+    list_filter = ["is_active"]
+    search_fields = ["url", "user__username"]
+    readonly_fields = ["secret", "created_at"]
+    autocomplete_fields = ["user"]
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["message_id", "event", "subscription", "status", "attempts", "created_at"]
+    list_filter = ["status", "event"]
+    search_fields = ["message_id", "subscription__url"]
+    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    inlines = [WebhookAttemptInline]

@@ -111,3 +111,108 @@ class ApiToken(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+
+class IdempotencyKey(models.Model):
+    """The first response to a POST carrying an `Idempotency-Key`, replayed for 24 hours to the
+    same caller sending the same key and body."""
+
+    principal = models.CharField(max_length=64)  # hash of the caller's credentials
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    in_flight = models.BooleanField(default=True)
+    status_code = models.PositiveSmallIntegerField(null=True)
+    content_type = models.CharField(max_length=100, blank=True)
+    body = models.BinaryField(blank=True)
+    location = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["principal", "key"], name="idempotency_unique_key")
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class WebhookEvent(models.TextChoices):
+    DESIGN_CREATED = "design.created", "design.created"
+    QUOTE_STATUS_CHANGED = "quote.status_changed", "quote.status_changed"
+    DOCUMENT_READY = "document.ready", "document.ready"
+    DOCUMENT_FAILED = "document.failed", "document.failed"
+
+
+class WebhookSubscription(models.Model):
+    """An integration's endpoint. Deliveries are signed with `secret` (Standard Webhooks)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="webhook_subscriptions",
+        verbose_name=_("user"),
+    )
+    url = models.URLField(_("URL"), max_length=500)
+    secret = models.CharField(_("signing secret"), max_length=100)
+    events = models.JSONField(_("events"), default=list)
+    is_active = models.BooleanField(_("active"), default=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("webhook subscription")
+        verbose_name_plural = _("webhook subscriptions")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+
+
+class WebhookDelivery(models.Model):
+    """One event for one subscription, retried with exponential backoff for up to 3 days."""
+
+    subscription = models.ForeignKey(
+        WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    message_id = models.CharField(max_length=40, db_index=True)  # the `webhook-id` header
+    event = models.CharField(max_length=40, choices=WebhookEvent.choices)
+    payload = models.JSONField()
+    status = models.CharField(
+        max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subscription", "message_id"], name="webhook_delivery_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.message_id} -> {self.subscription_id}"
+
+
+class WebhookAttempt(models.Model):
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="tries")
+    at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["at"]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.status_code or self.error}"

@@ -8,10 +8,19 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission, User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from core.models import ApiToken, Job, JobStatus, Membership, Team, TokenScope, WorkerProbe
+from core.models import (
+    ApiToken,
+    IdempotencyKey,
+    Job,
+    JobStatus,
+    Membership,
+    Team,
+    TokenScope,
+    WorkerProbe,
+)
 from core.roles import ROLES, Role
 
 
@@ -172,3 +181,64 @@ def api_token_revoke(*, token: ApiToken) -> ApiToken:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
     return token
+
+
+# --- Idempotency keys ----------------------------------------------------------------------------
+
+IDEMPOTENCY_TTL = timedelta(hours=24)
+
+
+class IdempotencyConflict(Exception):
+    """The key is in use: `in_flight` (409) or for a different request body (422)."""
+
+    def __init__(self, *, in_flight: bool) -> None:
+        super().__init__("in flight" if in_flight else "different request")
+        self.in_flight = in_flight
+
+
+def idempotency_begin(*, principal: str, key: str, request_hash: str) -> IdempotencyKey | None:
+    """Reserve the key for this request. Returns None when the request should run, the stored
+    row when its response should be replayed; raises IdempotencyConflict otherwise."""
+    cutoff = timezone.now() - IDEMPOTENCY_TTL
+    IdempotencyKey.objects.filter(principal=principal, key=key, created_at__lt=cutoff).delete()
+    try:
+        with transaction.atomic():
+            IdempotencyKey.objects.create(principal=principal, key=key, request_hash=request_hash)
+        return None
+    except IntegrityError:
+        existing = IdempotencyKey.objects.get(principal=principal, key=key)
+    if existing.request_hash != request_hash:
+        raise IdempotencyConflict(in_flight=False)
+    if existing.in_flight:
+        raise IdempotencyConflict(in_flight=True)
+    return existing
+
+
+def idempotency_finish(
+    *,
+    principal: str,
+    key: str,
+    status_code: int,
+    content_type: str,
+    body: bytes,
+    location: str = "",
+) -> None:
+    IdempotencyKey.objects.filter(principal=principal, key=key).update(
+        in_flight=False,
+        status_code=status_code,
+        content_type=content_type,
+        body=body,
+        location=location,
+    )
+
+
+def idempotency_abandon(*, principal: str, key: str) -> None:
+    """A request that failed on our side (5xx) releases its key so the client may retry."""
+    IdempotencyKey.objects.filter(principal=principal, key=key, in_flight=True).delete()
+
+
+def idempotency_keys_purge() -> int:
+    deleted, _ = IdempotencyKey.objects.filter(
+        created_at__lt=timezone.now() - IDEMPOTENCY_TTL
+    ).delete()
+    return deleted

@@ -9,7 +9,9 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
+from core.models import WebhookEvent
 from core.selectors import user_team
+from core.webhooks import webhook_emit
 from planner.engine.design import Design as EngineDesign
 from planner.engine.errors import DesignError
 from planner.engine.request import DesignRequest, RequestError, parse_request, to_dict
@@ -76,7 +78,7 @@ def design_create(
 ) -> Design:
     """Size and save a complete design. Nothing is saved when the request is invalid."""
     sized = design_size(request_data=request_data)
-    return Design.objects.create(
+    design = Design.objects.create(
         name=name,
         owner=owner,
         team=_team_of(owner),
@@ -89,6 +91,12 @@ def design_create(
         catalog_version=current_catalog().version,
         copied_from=copied_from,
     )
+    webhook_emit(
+        event=WebhookEvent.DESIGN_CREATED,
+        data={"id": design.pk, "name": design.name, "gpus": design.gpus, "owner": owner.username},
+        team=design.team,
+    )
+    return design
 
 
 @transaction.atomic

@@ -54,6 +54,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.middleware.IdempotencyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -248,6 +249,8 @@ JOB_MAX_ATTEMPTS = env.int("JOB_MAX_ATTEMPTS", default=3)
 # background jobs whose worker died (their lease ran out).
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "expire-quotes": {"task": "quotes.tasks.expire_quotes", "schedule": 15 * 60},
+    "dispatch-due-webhooks": {"task": "core.tasks.dispatch_due_webhooks", "schedule": 60},
+    "purge-idempotency-keys": {"task": "core.tasks.purge_idempotency_keys", "schedule": 60 * 60},
 }
 # The worker logs through Django's LOGGING (JSON lines) instead of replacing the root logger.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -1,0 +1,89 @@
+"""`Idempotency-Key` on API POSTs (the Stripe convention): the same key and body replay the first
+response; the same key with another body is 422; a request still in flight with it is 409."""
+
+import hashlib
+import json
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+from core.services import (
+    IdempotencyConflict,
+    idempotency_abandon,
+    idempotency_begin,
+    idempotency_finish,
+)
+
+PROBLEM = "application/problem+json"
+API_PREFIX = "/api/"
+
+
+def _problem(status: int, title: str, detail: str) -> HttpResponse:
+    body = {"type": "about:blank", "title": title, "status": status, "detail": detail}
+    return HttpResponse(json.dumps(body), status=status, content_type=PROBLEM)
+
+
+def _principal(request: HttpRequest) -> str | None:
+    """Keys are scoped to the caller: its bearer token, or its logged-in session user."""
+    authorization = request.headers.get("Authorization", "")
+    if authorization:
+        return hashlib.sha256(authorization.encode()).hexdigest()
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return hashlib.sha256(f"user:{user.pk}".encode()).hexdigest()
+    return None
+
+
+class IdempotencyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = request.headers.get("Idempotency-Key")
+        if request.method != "POST" or not key or not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        principal = _principal(request)
+        if principal is None:
+            return self.get_response(request)  # unauthenticated: the view answers 401
+        if len(key) > 255:
+            return _problem(400, "Bad Request", "Idempotency-Key must be at most 255 characters.")
+        request_hash = hashlib.sha256(
+            request.method.encode() + b" " + request.path.encode() + b"\n" + request.body
+        ).hexdigest()
+        try:
+            stored = idempotency_begin(principal=principal, key=key, request_hash=request_hash)
+        except IdempotencyConflict as conflict:
+            if conflict.in_flight:
+                return _problem(
+                    409, "Conflict", "A request with this Idempotency-Key is still in progress."
+                )
+            return _problem(
+                422,
+                "Unprocessable Content",
+                "This Idempotency-Key was used with a different request body.",
+            )
+        if stored is not None:
+            replay = HttpResponse(
+                bytes(stored.body), status=stored.status_code, content_type=stored.content_type
+            )
+            if stored.location:
+                replay["Location"] = stored.location
+            replay["Idempotent-Replayed"] = "true"
+            return replay
+        try:
+            response = self.get_response(request)
+        except Exception:
+            idempotency_abandon(principal=principal, key=key)
+            raise
+        if response.status_code >= 500 or response.streaming:
+            idempotency_abandon(principal=principal, key=key)
+            return response
+        idempotency_finish(
+            principal=principal,
+            key=key,
+            status_code=response.status_code,
+            content_type=response.get("Content-Type", ""),
+            body=response.content,
+            location=response.get("Location", ""),
+        )
+        return response
