@@ -263,6 +263,11 @@ class QuoteRevision(models.Model):
     def is_editable(self) -> bool:
         return self.status in EDITABLE_STATUSES
 
+    @property
+    def tax_percent(self) -> str:
+        """0.1300 -> "13"; 0.0650 -> "6.5"."""
+        return format((self.tax_rate * 100).normalize(), "f")
+
 
 def revision_label(quote_number: str, revision: int) -> str:
     """Q-2026-00042 for the first version, Q-2026-00042-R1, -R2... for its revisions."""

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Prefetch, Q, QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from core.selectors import user_team
 from quotes import pricing
@@ -27,6 +28,16 @@ User = AbstractBaseUser | AnonymousUser
 # Planes in the order a proposal lists them; anything else follows, services last.
 PLANE_ORDER = ("compute", "storage", "frontend", "oob", "management")
 SERVICES_PLANE = "services"
+PLANE_LABELS = {
+    "compute": _("Compute network"),
+    "storage": _("Storage network"),
+    "frontend": _("Front-end network"),
+    "oob": _("Out-of-band management"),
+    "management": _("Management network"),
+    SERVICES_PLANE: _("Services"),
+    "options": _("Options"),
+    "other": _("Other"),
+}
 
 
 def quotes_visible_to(user: User) -> QuerySet[Quote]:
@@ -99,6 +110,10 @@ class LineGroup:
     lines: list[QuoteLine] = field(default_factory=list)
     subtotal: Decimal = Decimal("0")
     optional_total: Decimal = Decimal("0")
+
+    @property
+    def plane_label(self) -> str:
+        return str(PLANE_LABELS.get(self.plane, self.plane.capitalize()))
 
     @property
     def key(self) -> str:

@@ -379,7 +379,8 @@ def proposal(request: HttpRequest, token: str) -> HttpResponse:
         link=link, ip=_client_ip(request), user_agent=request.META.get("HTTP_USER_AGENT", "")
     )
     response = render(request, "quotes/share/proposal.html", _proposal_context(link))
-    response["Referrer-Policy"] = "no-referrer"
+    # The site's Referrer-Policy (same-origin) keeps the token from leaking to other sites;
+    # "no-referrer" would make Chromium send `Origin: null` and fail the CSRF check on accept.
     response["X-Robots-Tag"] = "noindex"
     return response
 

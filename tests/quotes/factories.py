@@ -95,7 +95,7 @@ def manager_policy(metric=PolicyMetric.DISCOUNT_PERCENT, threshold="10", currenc
 
     group, _ = Group.objects.get_or_create(name="sales-manager")
     return DiscountPolicy.objects.create(
-        name=f"{metric} {threshold}",
+        name=f"{PolicyMetric(metric).label} {threshold}",
         metric=metric,
         threshold=Decimal(threshold),
         currency=currency,

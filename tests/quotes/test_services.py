@@ -151,7 +151,9 @@ def test_discount_above_policy_needs_a_managers_approval(
     # Products 386,900 x 0.85 = 328,865.00 (every unit price is a whole number of cents:
     # 6,630; 81,600; 510; 18,700; 21.25) + services 59,000 = 387,865.00.
     assert revision.subtotal == D("387865.00")
-    assert [r["policy"] for r in revision.approval_reasons] == ["discount_percent 10"]
+    assert [r["policy"] for r in revision.approval_reasons] == [
+        "Largest line discount (%) above 10"
+    ]
     with pytest.raises(ApprovalRequired, match="sales-manager"):
         services.revision_send(user=engineer, revision=revision)
     services.revision_submit(user=engineer, revision=revision)
