@@ -1,8 +1,8 @@
 """Benchmarks: `make bench` runs every module listed in `bench.__main__.SUITES`.
 
-Each module exposes `run() -> list[tuple[str, float]]`: a label and a median in seconds (or, for
-labels ending in "MB", a size). Figures are printed, not asserted: they are tracked across
-changes, and the issues state the targets."""
+Each module exposes `run()`, returning (label, median seconds) or (label, value, unit) tuples.
+Figures are printed, not asserted: they are tracked across changes, and the issues state the
+targets."""
 
 import statistics
 import time

@@ -4,7 +4,7 @@ import platform
 import sys
 import time
 
-SUITES = ["bench.engine", "bench.web"]
+SUITES = ["bench.engine", "bench.web", "bench.api"]
 
 
 def main() -> int:
@@ -24,9 +24,11 @@ def main() -> int:
             raise
         print(f"\n## {name}")
         try:
-            for label, value in module.run():
-                unit = "MB" if label.endswith("MB") else "ms"
-                shown = value if unit == "MB" else value * 1000
+            for figure in module.run():
+                # (label, seconds) or (label, value, unit) for other units (MB, req/s).
+                label, value = figure[0], figure[1]
+                unit = figure[2] if len(figure) > 2 else "ms"
+                shown = value * 1000 if unit == "ms" else value
                 print(f"  {label:<58} {shown:>10.2f} {unit}")
         except Exception as exc:  # report and continue with the other suites
             failed = True

@@ -1,7 +1,9 @@
 """Server-side page timings through Django's full middleware stack, on a throwaway SQLite DB."""
 
+import io
 import os
 import tempfile
+from typing import Any
 
 from bench import median_seconds
 
@@ -22,7 +24,7 @@ def setup_django() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    call_command("setup_roles", verbosity=0, stdout=open(os.devnull, "w"))
+    call_command("setup_roles", verbosity=0, stdout=io.StringIO())
     _ready = True
 
 
@@ -36,9 +38,53 @@ def run() -> list[tuple[str, float]]:
     user = user_create(
         username="bench", password="bench-pw-123", role=SALES_ENGINEER, team_name="Bench"
     )
-    client = Client()
+    client = Client(SERVER_NAME="localhost")  # "testserver" is not in ALLOWED_HOSTS here
     client.force_login(user)
     return [
         ("GET /health/", median_seconds(lambda: client.get("/health/"), runs=21)),
         ("GET / (home, logged in)", median_seconds(lambda: client.get("/"), runs=21)),
+        *design_pages(client, user),
+    ]
+
+
+BIG_DESIGN = {
+    "gpus": 131_072,
+    "gpus_per_server": 8,
+    "nic_speed": 400,
+    "fabric": "rail",
+    "leaf": "64x800",
+    "spine": "64x800",
+    "core": "64x800",
+    "oversubscription": 1,
+}
+
+
+def design_pages(client: Any, user: Any) -> list[tuple[str, float]]:
+    """The design page of a 131,072-GPU cluster (issue 5: under 1 s on the server), and the
+    wizard's live recompute for it."""
+    from django.core.management import call_command
+
+    from planner.services import design_create, design_save_draft
+
+    call_command("load_catalog", stdout=io.StringIO())
+    design = design_create(owner=user, name="131k", request_data=BIG_DESIGN)
+    draft = design_save_draft(owner=user, request_data=BIG_DESIGN, name="131k draft")
+
+    def page() -> None:
+        response = client.get(f"/designs/{design.pk}/")
+        assert response.status_code == 200
+        assert b"<svg" in response.content
+
+    def preview() -> None:
+        response = client.post(
+            f"/designs/{draft.pk}/wizard/gpus/preview/",
+            {"gpus": "131072", "gpus_per_server": "8"},
+            headers={"HX-Request": "true"},
+        )
+        assert response.status_code == 200
+        assert b'data-testid="count-leaf"' in response.content
+
+    return [
+        ("GET design page, 131,072 GPUs", median_seconds(page, runs=11)),
+        ("POST wizard live preview, 131,072 GPUs", median_seconds(preview, runs=11)),
     ]
