@@ -69,3 +69,21 @@ def test_revoked_token_is_refused(engineer):
 
 def test_wrong_token_is_401(engineer):
     assert bearer("ezm_nope_nope").get(ME).status_code == 401
+
+
+def test_throttled_caller_gets_429_with_retry_after(engineer, monkeypatch):
+    from django.core.cache import cache
+    from rest_framework.throttling import UserRateThrottle
+
+    cache.clear()
+    # Three calls a minute for this test; the production rate is API_THROTTLE_USER.
+    monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", {"user": "3/min", "anon": "3/min"})
+    _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    client = bearer(secret)
+    statuses = [client.get(ME).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    response = client.get(ME)
+    assert response.status_code == 429
+    assert response["Content-Type"] == "application/problem+json"
+    assert 0 < int(response["Retry-After"]) <= 60
+    cache.clear()
