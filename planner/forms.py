@@ -222,13 +222,11 @@ class WizardStepForm(forms.Form):
     )
     gpus = NumberField(
         label=_("GPUs"),
-        unit=_("GPUs"),
         minimum=1,
         help_text=_("Total GPUs in the cluster, a multiple of the GPUs per server."),
     )
     gpus_per_server = NumberField(
         label=_("GPUs per server"),
-        unit=_("GPUs"),
         minimum=1,
         help_text=_("8 for HGX/DGX-class servers, 4 for many PCIe servers."),
     )

@@ -99,6 +99,8 @@ TOPOLOGY_DEFAULT_LABELS = {
     "links": "links",
     "switches": "switches",
     "servers": "servers",
+    "one_server": "server",
+    "endpoint": "Endpoints",
     "group": "SU",
     "pod": "pod",
     "more": "more",
@@ -198,7 +200,8 @@ def _plane_rows(
                 ),
             )
         else:
-            boxes = [_Box(0, 0, f"{servers:,} {labels['servers']}", f"× {per_server} GPU")]
+            noun = labels["one_server"] if servers == 1 else labels["servers"]
+            boxes = [_Box(0, 0, f"{servers:,} {noun}", f"× {per_server} GPU")]
         subtitle = f"{servers:,} × {per_server} {labels['per_server']}"
     else:
         kinds = sorted(

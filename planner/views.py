@@ -400,6 +400,8 @@ def topology_labels() -> dict[str, str]:
         "links": _("links"),
         "switches": _("switches"),
         "servers": _("servers"),
+        "one_server": _("server"),
+        "endpoint": _("Endpoints"),
         "group": _("SU"),
         "pod": _("pod"),
         "more": _("more"),
