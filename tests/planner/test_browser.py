@@ -2,6 +2,7 @@
 wizard (live results over htmx), to the design page and its BOM download. The numbers on the page
 must equal the engine's."""
 
+import io
 from io import StringIO
 
 import pytest
@@ -129,7 +130,8 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
         page.get_by_test_id("bom-xlsx").click()
     download = download_info.value
     assert download.suggested_filename == f"design-{design.pk}-bom.xlsx"
-    sheet = load_workbook(download.path()).active
+    with open(download.path(), "rb") as handle:  # no .xlsx suffix: openpyxl needs a stream
+        sheet = load_workbook(io.BytesIO(handle.read())).active
     rows = [(r[0], r[2]) for r in sheet.iter_rows(min_row=3, values_only=True)]
     assert rows == [(line["sku"], line["quantity"]) for line in expected["bom"]]
 
