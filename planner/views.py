@@ -313,12 +313,20 @@ def _alternatives(request_data: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
         options = services.design_alternatives(request_data=request_data, prices=prices)
     except (services.DesignRequestInvalid, services.DesignNotFeasible) as exc:
         return [], exc.message
-    out = []
-    for index, option in enumerate(options):
-        summary = _summary(option.result, prices)
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for option in options:
+        # Different open choices can build the same network (a one-tier fabric has no
+        # oversubscription to choose); offer it once.
+        result = option.result
+        key = json.dumps([result["fabric"], result["switches"], result["power_w"]], sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        summary = _summary(result, prices)
         out.append(
             {
-                "index": index,
+                "index": len(out),
                 "choices": {k: v for k, v in to_dict(option.request).items() if k in OPEN_CHOICES},
                 "notes": option.result.get("notes", []),
                 **summary,
