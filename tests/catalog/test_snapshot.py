@@ -172,3 +172,36 @@ def test_price_map_for_another_list(seeded, seed_data, price_list_code):
     prices = price_map(PriceList.objects.get(code=price_list_code))
     rows = next(pl for pl in seed_data["price_lists"] if pl["code"] == price_list_code)["prices"]
     assert prices == {row["sku"]: Decimal(row["amount"]) for row in rows}
+
+
+def test_unit_price_prefers_contract_then_tier_then_list(seeded, seed_data, roles):
+    import datetime
+
+    from catalog.models import ContractPrice
+    from catalog.selectors import unit_price
+    from core.models import Team
+    from quotes.models import Customer
+
+    product = Product.objects.get(sku="EZMAX-SFP28-DAC-3M")
+    row = next(r for r in seed_data["price_lists"][0]["prices"] if r["sku"] == product.sku)
+    listed = unit_price(product, quantity=1)
+    assert (listed.source, listed.amount, listed.currency) == (
+        "list",
+        Decimal(row["amount"]),
+        "CNY",
+    )
+    assert listed.is_sample is True
+    tier = max(row["tiers"], key=lambda t: t["min_quantity"])
+    bulk = unit_price(product, quantity=tier["min_quantity"])
+    assert (bulk.source, bulk.amount) == ("tier", Decimal(tier["unit_price"]))
+
+    customer = Customer.objects.create(name_en="ACME AI", team=Team.objects.create(name="T"))
+    ContractPrice.objects.create(
+        customer=customer,
+        product=product,
+        currency="CNY",
+        amount=Decimal("99.00"),
+        valid_from=datetime.date(2020, 1, 1),
+    )
+    contract = unit_price(product, quantity=tier["min_quantity"], customer=customer)
+    assert (contract.source, contract.amount) == ("contract", Decimal("99.00"))
