@@ -109,3 +109,10 @@ def test_fibre_longer_than_reach_is_not_compatible(seeded):
     items = {c.product.sku for c in compatible_items(Product.objects.get(sku="MMA4Z00-NS"))}
     assert "MFP7E10-N050" in items
     assert "MFP7E30-N050" not in items  # OS2
+
+
+def test_every_seed_product_page_renders(seeded, seed_data, engineer_client):
+    for entry in seed_data["products"]:
+        response = engineer_client.get(detail_url(entry["sku"]))
+        assert response.status_code == 200, entry["sku"]
+        assert "This product has no specification yet" not in response.content.decode()
