@@ -16,11 +16,13 @@ router.trailing_slash = "/?"
 import catalog.api  # noqa: E402, F401
 import planner.api  # noqa: E402, F401
 import quotes.api  # noqa: E402, F401
+from quotes.document_api import quote_documents  # noqa: E402
 
 router.register("webhooks", WebhookSubscriptionViewSet, basename="webhook")
 
 urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),
+    path("quotes/<int:quote_pk>/documents/", quote_documents, name="quote-documents"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

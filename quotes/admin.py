@@ -6,6 +6,7 @@ from quotes.models import (
     Customer,
     CustomerDecision,
     DiscountPolicy,
+    Document,
     Opportunity,
     Quote,
     QuoteLine,
@@ -108,3 +109,20 @@ class AuditEventAdmin(ReadOnlyAdmin):
 
 
 admin.site.register(QuoteNumberCounter, ReadOnlyAdmin)
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = [
+        "pk",
+        "revision",
+        "kind",
+        "language",
+        "status",
+        "progress",
+        "attempts",
+        "created_at",
+    ]
+    list_filter = ["status", "kind", "language"]
+    search_fields = ["revision__quote__number", "sha256"]
+    readonly_fields = [f.name for f in Document._meta.fields]

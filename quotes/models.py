@@ -476,3 +476,71 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quote} {self.action} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class DocumentKind(models.TextChoices):
+    PROPOSAL = "proposal", _("Design proposal")
+    PLAN = "plan", _("Implementation plan")
+
+
+class DocumentStatus(models.TextChoices):
+    QUEUED = "queued", _("Queued")
+    RENDERING = "rendering", _("Rendering")
+    READY = "ready", _("Ready")
+    FAILED = "failed", _("Failed")
+
+
+class Document(models.Model):
+    """A PDF for one quote revision, and the job that renders it. One row per revision, kind,
+    language, template version and start date: asking again returns the same document."""
+
+    revision = models.ForeignKey(
+        QuoteRevision,
+        on_delete=models.CASCADE,
+        related_name="documents",
+        verbose_name=_("quote revision"),
+    )
+    kind = models.CharField(_("kind"), max_length=10, choices=DocumentKind.choices)
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES)
+    template_version = models.CharField(_("template version"), max_length=20)
+    start_date = models.DateField(_("project start"))
+    status = models.CharField(
+        _("status"), max_length=10, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+    )
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    step = models.CharField(_("step"), max_length=30, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    lease_expires_at = models.DateTimeField(_("lease expires at"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)  # in words, for the user
+    file = models.FileField(_("file"), upload_to="documents/", blank=True)
+    sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
+    size_bytes = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)
+    pages = models.PositiveIntegerField(_("pages"), null=True, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("document")
+        verbose_name_plural = _("documents")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["revision", "kind", "language", "template_version", "start_date"],
+                name="document_once_per_revision_language_version",
+            )
+        ]
+        indexes = [models.Index(fields=["status", "lease_expires_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.revision} {self.kind} {self.language} ({self.status})"
+
+    @property
+    def filename(self) -> str:
+        return f"{self.revision.label}-{self.kind}-{self.language}.pdf"

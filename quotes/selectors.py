@@ -16,6 +16,9 @@ from quotes import pricing
 from quotes.models import (
     AuditEvent,
     Customer,
+    Document,
+    DocumentKind,
+    DocumentStatus,
     LineKind,
     Quote,
     QuoteLine,
@@ -86,10 +89,21 @@ def share_link_by_token(token: str) -> ShareLink | None:
     )
 
 
+def revision_proposal_document(revision: QuoteRevision) -> Document | None:
+    """The ready proposal PDF the customer sees: in the customer's language if there is one,
+    else the newest ready proposal of the revision."""
+    ready = revision.documents.filter(
+        kind=DocumentKind.PROPOSAL, status=DocumentStatus.READY
+    ).order_by("-finished_at", "-pk")
+    preferred = ready.filter(language=revision.quote.customer.preferred_language).first()
+    return preferred or ready.first()
+
+
 def revision_document_sha256(revision: QuoteRevision) -> str | None:
-    """SHA-256 of the revision's proposal PDF, once documents exist (issue 7). None until then:
-    the customer then accepts the HTML proposal."""
-    return None
+    """SHA-256 of the exact proposal PDF the customer can download and accept; None when no PDF
+    has been rendered (the customer then accepts the HTML proposal)."""
+    document = revision_proposal_document(revision)
+    return document.sha256 if document else None
 
 
 def audit_events_of(quote: Quote) -> QuerySet[AuditEvent]:

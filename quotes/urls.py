@@ -1,12 +1,23 @@
 from django.urls import path, re_path
 
-from quotes import views
+from quotes import document_views, views
 
 app_name = "quotes"
 urlpatterns = [
     path("", views.quote_list, name="quote-list"),
     path("new/", views.quote_create, name="quote-create"),
     path("<int:pk>/", views.quote_detail, name="quote-detail"),
+    path(
+        "<int:pk>/r<int:number>/documents/",
+        document_views.document_create,
+        name="document-create",
+    ),
+    path("documents/<int:pk>/", document_views.document_status, name="document-status"),
+    path(
+        "documents/<int:pk>/download/",
+        document_views.document_download,
+        name="document-download",
+    ),
     path("<int:pk>/revise/", views.quote_revise, name="quote-revise"),
     path("<int:pk>/r<int:number>/discount/", views.revision_discount, name="revision-discount"),
     path("<int:pk>/r<int:number>/terms/", views.terms_update, name="revision-terms"),

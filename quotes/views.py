@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import DomainError
 from quotes import selectors, services
+from quotes.document_views import DocumentRequestForm
 from quotes.filters import QuoteFilter
 from quotes.forms import (
     AcceptForm,
@@ -141,6 +142,10 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "share_links": revision.share_links.all(),
             "audit_events": selectors.audit_events_of(quote)[:50],
             "decision": getattr(revision, "decision", None),
+            "documents": revision.documents.order_by("-created_at"),
+            "document_form": DocumentRequestForm(
+                initial={"language": quote.customer.preferred_language}
+            ),
         },
     )
 
@@ -368,6 +373,7 @@ def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
         "answerable": revision.status == QuoteStatus.SENT,
         "accept_form": AcceptForm(optional_lines=[x for x in lines if x.is_optional]),
         "decline_form": DeclineForm(auto_id="decline_%s"),
+        "pdf": selectors.revision_proposal_document(revision),
         **extra,
     }
 

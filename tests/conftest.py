@@ -112,6 +112,8 @@ def worker_env(settings) -> dict[str, str]:
     env = dict(os.environ)
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     env["CELERY_TASK_DEFAULT_QUEUE"] = settings.CELERY_TASK_DEFAULT_QUEUE
+    env["DOCUMENTS_QUEUE"] = settings.DOCUMENTS_QUEUE
+    env["DOCUMENT_LEASE_SECONDS"] = str(settings.DOCUMENT_LEASE_SECONDS)
     env["CELERY_DATA_DIR"] = str(settings.CELERY_DATA_DIR)
     env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
     if db["ENGINE"] == "django.db.backends.postgresql":
@@ -131,7 +133,7 @@ class WorkerProcess:
         import sys
         from pathlib import Path
 
-        self.queues = queues or [settings.CELERY_TASK_DEFAULT_QUEUE]
+        self.queues = queues or [settings.CELERY_TASK_DEFAULT_QUEUE, settings.DOCUMENTS_QUEUE]
         self.log_path = Path(log_path or settings.BASE_DIR / "var" / "test-worker.log")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = self.log_path.open("ab")
@@ -242,6 +244,12 @@ def screenshot(page, name: str) -> str:
     path = os.path.join(ARTIFACTS, f"{name}.png")
     page.screenshot(path=path, full_page=True)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _own_media_root(settings, tmp_path):
+    """Each test stores files (documents) in its own folder; a worker it starts shares it."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
 
 
 @pytest.fixture(autouse=True)

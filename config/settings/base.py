@@ -263,7 +263,16 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "expire-quotes": {"task": "quotes.tasks.expire_quotes", "schedule": 15 * 60},
     "dispatch-due-webhooks": {"task": "core.tasks.dispatch_due_webhooks", "schedule": 60},
     "purge-idempotency-keys": {"task": "core.tasks.purge_idempotency_keys", "schedule": 60 * 60},
+    "sweep-documents": {"task": "quotes.tasks.sweep_documents", "schedule": 60},
 }
+# PDFs render in their own queue (a worker can be dedicated to it, with its memory cap) so that a
+# large document never delays webhooks or expiry.
+DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default="documents")
+CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
+# A rendering worker renews its lease at every progress step; a lease that runs out means the
+# worker died, and the sweep queues the job again.
+DOCUMENT_LEASE_SECONDS = env.int("DOCUMENT_LEASE_SECONDS", default=CELERY_TASK_TIME_LIMIT)
+DOCUMENT_QUEUE_STALE_SECONDS = env.int("DOCUMENT_QUEUE_STALE_SECONDS", default=600)
 # The worker logs through Django's LOGGING (JSON lines) instead of replacing the root logger.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

@@ -18,7 +18,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-MEDIA_ROOT = BASE_DIR / "var" / "test-media" / str(os.getpid())
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "var" / "test-media" / str(os.getpid())))
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not :memory:, so that a real worker process can see what the test wrote.
@@ -31,6 +31,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # left by another run; the worker subprocess receives the same value through the environment.
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default=f"test-{os.getpid()}")
 os.environ["CELERY_TASK_DEFAULT_QUEUE"] = CELERY_TASK_DEFAULT_QUEUE
+DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-documents")
+os.environ["DOCUMENTS_QUEUE"] = DOCUMENTS_QUEUE
+CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
 
 LOG_LEVEL = env("LOG_LEVEL", default="WARNING")
 LOGGING["root"]["level"] = LOG_LEVEL  # type: ignore[index]  # noqa: F405

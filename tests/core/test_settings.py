@@ -48,12 +48,13 @@ def test_production_passes_deploy_checks():
 def test_docker_compose_describes_the_five_services_with_the_same_settings():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"web", "worker", "beat", "postgres", "redis"}
-    for name in ("web", "worker", "beat"):
+    assert {"web", "worker", "beat", "postgres", "redis"} <= set(services)
+    for name in ("web", "worker", "beat", "documents"):
         env = services[name]["environment"]
         assert env["DJANGO_SETTINGS_MODULE"] == "config.settings.production"
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["REDIS_URL"].startswith("redis://redis:")
     assert "celery -A config worker" in services["worker"]["command"]
+    assert "-Q documents" in services["documents"]["command"]
     assert "celery -A config beat" in services["beat"]["command"]
     assert "gunicorn config.wsgi:application" in services["web"]["command"]

@@ -1,0 +1,272 @@
+"""The customer-facing documents: the design proposal and the implementation plan, rendered from
+HTML templates by WeasyPrint. `render_document` is pure with respect to the database except for
+reading the revision it is given; the job around it lives in quotes.documents."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from planner.engine.catalog import MediaKind
+from planner.plan import build_plan
+from planner.svg import gantt_svg, lengths_svg, topology_svg
+from quotes.models import QuoteRevision
+from quotes.selectors import grouped_lines
+
+# Bump when a template changes what a document says: a new version renders a new document.
+TEMPLATE_VERSION = "2026.11.1"
+# Beyond this many cables the schedule is attached to the PDF as a spreadsheet, not printed.
+CABLING_ROWS_IN_PDF = 60
+# Above this, even the attachment is left out; the design page and API stream it instead.
+CABLING_ROWS_ATTACHED = 250_000
+
+Progress = Callable[[int, str], None]
+
+
+@dataclass(frozen=True)
+class RenderedDocument:
+    content: bytes
+    pages: int
+
+
+def _labels() -> dict[str, str]:
+    """Labels inside the SVG drawings, in the active language."""
+    return {
+        "compute": _("Compute fabric"),
+        "storage_plane": _("Storage"),
+        "frontend": _("Frontend"),
+        "oob": _("Out-of-band management"),
+        "servers": _("GPU servers"),
+        "storage": _("Storage nodes"),
+        "planes": _("planes"),
+        "leaf": _("Leaf"),
+        "spine": _("Spine"),
+        "core": _("Core"),
+        "links": _("links"),
+        "title": _("Cable lengths"),
+        "requirements": _("Requirements"),
+        "design": _("Design"),
+        "poc": _("POC validation"),
+        "pilot": _("Pilot deployment"),
+        "full": _("Full deployment"),
+        "operations": _("Operations support"),
+    }
+
+
+def _style_reason(style: str) -> str:
+    reasons = {
+        "rail": _(
+            "Rail-optimized: NIC n of every server connects to leaf n of its scalable unit, so "
+            "collective traffic between GPUs of the same rank stays one hop from the leaf, and "
+            "any GPU still reaches any other through the spines."
+        ),
+        "rail-plane": _(
+            "Rail-optimized with the spine layer split into planes, one per rail group: cross-rail "
+            "traffic stays inside the server (NVLink), so two tiers reach far larger clusters."
+        ),
+        "tor": _(
+            "Top-of-rack: every server connects to its rack's leaf (or leaf pair), the classic "
+            "layout for inference, storage and mixed workloads."
+        ),
+        "single": _("All ports fit one switch or one redundant pair: no spine layer is needed."),
+        "packed": _("Ports are packed onto leaf switches in order, with spines when needed."),
+    }
+    return reasons.get(style, "")
+
+
+def _failure_analysis(design_request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Worst single switch and link failure per plane, from the engine's graph check."""
+    from planner.engine.graph import validate
+    from planner.services import design_size
+
+    sized = design_size(request_data=design_request)
+    report = validate(sized.design)
+    rows = []
+    for plane in report.planes:
+        rows.append(
+            {
+                "plane": plane.plane,
+                "ecmp_paths": plane.ecmp_paths,
+                "max_server_hops": plane.max_server_hops,
+                "bisection_gbps": plane.bisection_gbps,
+                "analytic_bisection_gbps": plane.analytic_bisection_gbps,
+                "switch": plane.worst_switch_failure,
+                "link": plane.worst_link_failure,
+            }
+        )
+    return rows
+
+
+def _cabling_rows(design_request: dict[str, Any], limit: int) -> list[Any]:
+    from planner.engine.cabling import iter_cabling
+    from planner.services import design_size
+
+    rows = []
+    for row in iter_cabling(design_size(request_data=design_request).design):
+        rows.append(row)
+        if len(rows) > limit:
+            break
+    return rows
+
+
+def _cabling_csv(rows: list[Any]) -> bytes:
+    from planner.exports import CABLING_COLUMNS
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CABLING_COLUMNS)
+    for row in rows:
+        writer.writerow([getattr(row, column, "") for column in CABLING_COLUMNS])
+    return ("\ufeff" + buffer.getvalue()).encode()
+
+
+def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
+    """What the validation tests should show on this design, from first principles:
+
+    - RoCEv2 goodput per link: a 4096-byte RDMA payload travels with 78 bytes of headers and
+      framing (preamble+IFG 20, Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4 = 82; 4096 /
+      (4096 + 82) = 98.0 %), so ib_write_bw approaches 98 % of the line rate; we state 95 %.
+    - NCCL all-reduce bus bandwidth across servers is bounded by the NIC bandwidth per GPU; the
+      EZMAX brochure's baseline is > 95 % of line rate for large messages (chapter 5.2).
+    - ib_write_lat: < 3 us between two servers through the fabric (brochure 5.2), plus about
+      1 us per additional switch hop."""
+    speed = float(result.get("bandwidth_per_gpu_gbps") or 0)
+    tiers = int(result.get("tiers") or 1)
+    hops = 1 if tiers == 1 else (3 if tiers == 2 else 5)
+    return {
+        "link_gbps": speed,
+        "ib_write_bw_gbps": round(speed * 0.95, 1),
+        "nccl_busbw_gbps": round(speed * 0.95, 1),
+        "nccl_busbw_gbytes": round(speed * 0.95 / 8, 1),
+        "switch_hops": hops,
+        "latency_us": 3 + max(0, hops - 3) // 2,
+    }
+
+
+def _plan(revision: QuoteRevision, result: dict[str, Any], start: date) -> Any:
+    planes = result.get("planes") or [{}]
+    su_servers = int(planes[0].get("group_servers") or result.get("servers") or 1)
+    switches = sum(int(v) for v in (result.get("switches") or {}).values())
+    return build_plan(
+        servers=int(result.get("servers") or 1),
+        su_servers=su_servers,
+        cables=int(result.get("cables_total") or 0),
+        switches=switches,
+        bom=result.get("bom") or [],
+        start=start,
+    )
+
+
+def document_context(
+    revision: QuoteRevision, *, kind: str, start_date: date | None, progress: Progress
+) -> tuple[dict[str, Any], list[Any]]:
+    """Everything the templates show, in the active language. Returns the context and the
+    attachments (the cabling schedule when it is too long to print)."""
+    quote = revision.quote
+    snapshot = revision.design_snapshot or {}
+    result: dict[str, Any] = snapshot.get("result") or {}
+    design_request: dict[str, Any] = snapshot.get("request") or {}
+    labels = _labels()
+    start = start_date or (revision.sent_at or revision.created_at or timezone.now()).date()
+    progress(15, "plan")
+    plan = _plan(revision, result, start)
+    context: dict[str, Any] = {
+        "kind": kind,
+        "revision": revision,
+        "quote": quote,
+        "customer": quote.customer,
+        "author": quote.owner,
+        "design_name": snapshot.get("name", ""),
+        "scenario": quote.design.get_scenario_display() if quote.design_id else "",
+        "today": timezone.localdate(),
+        "result": result,
+        "request": design_request,
+        "plan": plan,
+        "gantt_svg": gantt_svg(plan, labels),
+        "confidential": _("Confidential: prepared for %(customer)s; not for distribution.")
+        % {"customer": quote.customer},
+        "template_version": TEMPLATE_VERSION,
+    }
+    attachments: list[Any] = []
+    if kind == "proposal":
+        progress(30, "drawing")
+        context["topology_svg"] = topology_svg(result, labels, width=700)
+        context["lengths_svg"] = lengths_svg(result, labels, width=640)
+        context["style_reason"] = _style_reason(
+            (result.get("planes") or [{}])[0].get("style", result.get("fabric", ""))
+        )
+        progress(45, "analysis")
+        context["failures"] = _failure_analysis(design_request) if design_request else []
+        context["expected"] = expected_figures(result)
+        context["groups"] = grouped_lines(list(revision.lines.all()))
+        context["optical_links"] = [
+            link
+            for link in result.get("links", [])
+            if link.get("media") in (MediaKind.MMF, MediaKind.SMF, MediaKind.AOC)
+        ]
+        context["copper_links"] = [
+            link
+            for link in result.get("links", [])
+            if link.get("media") in (MediaKind.DAC, MediaKind.AEC)
+        ]
+        context["rack_units"] = sum(
+            int(line.get("rack_units") or 0) for line in result.get("bom", [])
+        )
+        progress(60, "cabling")
+        cables = int(result.get("cables_total") or 0)
+        context["cabling_inline"] = []
+        context["cabling_attached"] = False
+        if design_request and cables <= CABLING_ROWS_IN_PDF:
+            context["cabling_inline"] = _cabling_rows(design_request, CABLING_ROWS_IN_PDF)
+        elif design_request and cables <= CABLING_ROWS_ATTACHED:
+            from weasyprint import Attachment
+
+            rows = _cabling_rows(design_request, CABLING_ROWS_ATTACHED)
+            attachments.append(
+                Attachment(
+                    string=_cabling_csv(rows),
+                    name=f"{revision.label}-cabling.csv",
+                    description=_("Cabling schedule"),
+                )
+            )
+            context["cabling_attached"] = True
+    return context, attachments
+
+
+def render_document(
+    revision: QuoteRevision,
+    *,
+    kind: str,
+    language: str,
+    start_date: date | None = None,
+    progress: Progress = lambda percent, step: None,
+) -> RenderedDocument:
+    from weasyprint import HTML
+
+    with translation.override(language):
+        context, attachments = document_context(
+            revision, kind=kind, start_date=start_date, progress=progress
+        )
+        context["language"] = language
+        context["title"] = (
+            _("GPU cluster network design and proposal")
+            if kind == "proposal"
+            else _("Implementation plan")
+        )
+        template = "documents/proposal.html" if kind == "proposal" else "documents/plan.html"
+        html = render_to_string(template, context)
+    progress(75, "layout")
+    document = HTML(string=html, base_url=str(settings.BASE_DIR)).render()
+    progress(90, "pdf")
+    content = document.write_pdf(attachments=attachments or None)
+    assert content is not None
+    return RenderedDocument(content=content, pages=len(document.pages))

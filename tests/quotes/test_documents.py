@@ -1,0 +1,227 @@
+"""PDF documents: real WeasyPrint output read back with pypdf; the job's idempotency, failure in
+words and lease sweep; the API; and the whole pipeline through a real worker that is killed
+mid-render."""
+
+import hashlib
+import io
+import time
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from pypdf import PdfReader
+from rest_framework.test import APIClient
+
+from core.models import TokenScope
+from core.services import api_token_create
+from planner.services import design_create
+from quotes.documents import document_render, document_request, documents_sweep
+from quotes.models import Customer, Document, DocumentStatus
+from quotes.services import quote_create
+
+REQUEST_64 = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail",
+              "leaf": "64x400"}  # fmt: skip
+
+
+@pytest.fixture
+def full_catalog(db):
+    call_command("load_catalog", stdout=StringIO())
+
+
+def make_quote(user, request=REQUEST_64, customer_name="极智算力实验室"):
+    customer = Customer.objects.create(
+        name_en="Acme AI Lab", name_zh=customer_name, team=user.membership.team
+    )
+    design = design_create(owner=user, name="Training cluster", request_data=request)
+    return quote_create(user=user, design=design, customer=customer)
+
+
+def pdf_text(content: bytes) -> tuple[PdfReader, str]:
+    reader = PdfReader(io.BytesIO(content))
+    return reader, "\n".join(page.extract_text() or "" for page in reader.pages)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "headings"),
+    [
+        ("en", ["Bill of materials and prices", "Implementation plan", "Configuration guide"]),
+        ("zh-hans", ["物料清单与报价", "实施计划", "配置指南"]),
+    ],
+)
+def test_proposal_pdf_reads_back(full_catalog, engineer, language, headings):
+    quote = make_quote(engineer)
+    revision = quote.current_revision
+    document = document_request(user=engineer, revision=revision, language=language)
+    document = document_render(document_id=document.pk)
+    assert document.status == DocumentStatus.READY, document.error
+    content = document.file.read()
+    assert hashlib.sha256(content).hexdigest() == document.sha256
+    assert len(content) == document.size_bytes
+    reader, text = pdf_text(content)
+    assert len(reader.pages) == document.pages
+    # Cover, contents, ten chapters each starting on a new page: at least 12 pages.
+    assert document.pages >= 12
+    assert quote.number in text
+    for heading in headings:
+        assert heading in text
+    # The totals printed are the revision's, formatted with thousands separators.
+    assert f"{revision.total:,.2f}" in text
+    assert f"{revision.subtotal:,.2f}" in text
+    # The topology drawing is in the PDF as vector graphics with its labels (SVG text).
+    assert "64×400" in text or "64x400" in text
+    # 64 GPUs x 1 rail each... 8 servers x 8 NICs = 64 server-leaf cables: more than fit the
+    # page budget (60), so the cabling schedule travels as an attachment with one row per cable.
+    attachments = reader.attachments
+    [(name, [csv_bytes])] = attachments.items()
+    assert name.endswith("-cabling.csv")
+    rows = csv_bytes.decode("utf-8-sig").strip().splitlines()
+    assert len(rows) == 1 + revision.design_snapshot["result"]["cables_total"]
+
+
+@pytest.mark.django_db
+def test_implementation_plan_pdf(full_catalog, engineer):
+    from datetime import date
+
+    revision = make_quote(engineer).current_revision
+    document = document_request(
+        user=engineer, revision=revision, kind="plan", language="en", start_date=date(2026, 12, 7)
+    )
+    document = document_render(document_id=document.pk)
+    _reader, text = pdf_text(document.file.read())
+    assert "Implementation plan" in text
+    assert "2026-12-07" in text  # a Monday: the first phase starts on the chosen day
+    assert "POC kit" in text
+
+
+@pytest.mark.django_db
+def test_request_is_idempotent_and_a_failed_one_is_retried(full_catalog, engineer):
+    revision = make_quote(engineer).current_revision
+    first = document_request(user=engineer, revision=revision, language="en")
+    again = document_request(user=engineer, revision=revision, language="en")
+    assert again.pk == first.pk
+    other = document_request(user=engineer, revision=revision, language="zh-hans")
+    assert other.pk != first.pk
+    Document.objects.filter(pk=first.pk).update(status=DocumentStatus.FAILED, attempts=3)
+    retried = document_request(user=engineer, revision=revision, language="en")
+    assert retried.pk == first.pk
+    assert retried.status == DocumentStatus.QUEUED
+    assert retried.attempts == 0
+    assert Document.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_broken_data_fails_in_words_not_a_crash(full_catalog, engineer):
+    revision = make_quote(engineer).current_revision
+    revision.design_snapshot = {"result": {"planes": "not a list"}, "request": {}}
+    revision.save()
+    document = document_request(user=engineer, revision=revision, language="en")
+    document = document_render(document_id=document.pk)
+    assert document.status == DocumentStatus.FAILED
+    assert "could not be rendered" in document.error
+    assert not document.file
+
+
+@pytest.mark.django_db
+def test_sweep_requeues_an_abandoned_render_then_gives_up(full_catalog, engineer, settings):
+    from django.utils import timezone
+
+    settings.JOB_MAX_ATTEMPTS = 2
+    revision = make_quote(engineer).current_revision
+    document = document_request(user=engineer, revision=revision, language="en")
+    past = timezone.now() - timezone.timedelta(seconds=1)
+    # A worker claimed it and died: status rendering, lease in the past.
+    Document.objects.filter(pk=document.pk).update(
+        status=DocumentStatus.RENDERING, attempts=1, lease_expires_at=past
+    )
+    assert documents_sweep() == {"requeued": 1, "failed": 0}
+    assert Document.objects.get(pk=document.pk).status == DocumentStatus.QUEUED
+    Document.objects.filter(pk=document.pk).update(
+        status=DocumentStatus.RENDERING, attempts=2, lease_expires_at=past
+    )
+    assert documents_sweep() == {"requeued": 0, "failed": 1}
+    failed = Document.objects.get(pk=document.pk)
+    assert failed.status == DocumentStatus.FAILED
+    assert "interrupted" in failed.error
+
+
+@pytest.mark.django_db
+def test_api_returns_202_then_status_then_download(full_catalog, engineer, other_engineer):
+    quote = make_quote(engineer)
+    _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ_WRITE)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    response = client.post(
+        f"/api/v1/quotes/{quote.pk}/documents/", {"language": "en"}, format="json"
+    )
+    assert response.status_code == 202
+    job = response.json()
+    assert job["status"] == "queued"
+    assert response["Location"] == f"/api/v1/documents/{job['id']}/"
+    assert client.get(f"/api/v1/documents/{job['id']}/download/").status_code == 404
+    document_render(document_id=job["id"])  # what the worker does
+    status = client.get(f"/api/v1/documents/{job['id']}/").json()
+    assert status["status"] == "ready"
+    assert status["progress"] == 100
+    download = client.get(status["links"]["download"])
+    assert download.status_code == 200
+    assert download["Content-Type"] == "application/pdf"
+    body = b"".join(download.streaming_content)
+    assert hashlib.sha256(body).hexdigest() == status["sha256"]
+
+    outsider = APIClient()
+    outsider.force_authenticate(other_engineer)
+    assert outsider.get(f"/api/v1/documents/{job['id']}/").status_code == 404
+    assert outsider.get(f"/api/v1/documents/{job['id']}/download/").status_code == 404
+    reader_token = api_token_create(user=engineer, name="ro", scope=TokenScope.READ)[1]
+    read_only = APIClient()
+    read_only.credentials(HTTP_AUTHORIZATION=f"Bearer {reader_token}")
+    assert read_only.post(f"/api/v1/quotes/{quote.pk}/documents/", {}).status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.worker
+def test_worker_killed_mid_render_still_yields_one_document(
+    full_catalog, engineer, settings, start_worker
+):
+    """Real worker, real broker (Redis in CI): kill it while it renders, sweep, start another;
+    the document becomes ready exactly once."""
+    from tests.conftest import IN_CI, require_service
+
+    if IN_CI:
+        require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")
+    settings.DOCUMENT_LEASE_SECONDS = 5  # the worker gets it through its environment
+    quote = make_quote(
+        engineer,
+        request={**REQUEST_64, "gpus": 16384, "leaf": "64x800"},
+    )
+    first = start_worker()
+    document = document_request(user=engineer, revision=quote.current_revision, language="en")
+
+    def status():
+        return Document.objects.get(pk=document.pk).status
+
+    deadline = time.monotonic() + 60
+    while status() != DocumentStatus.RENDERING and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert status() == DocumentStatus.RENDERING, first.log_path.read_text()[-2000:]
+    first.kill()
+    assert status() == DocumentStatus.RENDERING  # stuck, until the lease runs out
+
+    time.sleep(settings.DOCUMENT_LEASE_SECONDS + 1)
+    assert documents_sweep()["requeued"] == 1
+    second = start_worker()
+    deadline = time.monotonic() + 120
+    while status() != DocumentStatus.READY and time.monotonic() < deadline:
+        time.sleep(0.2)
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.READY, second.log_path.read_text()[-3000:]
+    assert document.attempts == 2
+    assert Document.objects.count() == 1
+    content = document.file.read()
+    assert hashlib.sha256(content).hexdigest() == document.sha256
+    # Exactly one file for the document in storage, whatever the first attempt left behind.
+    from django.core.files.storage import default_storage
+
+    _dirs, files = default_storage.listdir(f"documents/{quote.number}")
+    assert files == [document.filename]
