@@ -110,12 +110,12 @@ class ProductSerializer(serializers.ModelSerializer):
 
     vendor = serializers.SlugRelatedField(slug_field="code", queryset=Vendor.objects.all())
     name = serializers.CharField(read_only=True)
-    nic_spec = NicSpecSerializer(read_only=True)
-    transceiver_spec = TransceiverSpecSerializer(read_only=True)
-    cable_spec = CableSpecSerializer(read_only=True)
-    switch_spec = SwitchSpecSerializer(read_only=True)
-    service_spec = ServiceSpecSerializer(read_only=True)
-    server_spec = ServerSpecSerializer(read_only=True)
+    nic_spec = NicSpecSerializer(read_only=True, allow_null=True)
+    transceiver_spec = TransceiverSpecSerializer(read_only=True, allow_null=True)
+    cable_spec = CableSpecSerializer(read_only=True, allow_null=True)
+    switch_spec = SwitchSpecSerializer(read_only=True, allow_null=True)
+    service_spec = ServiceSpecSerializer(read_only=True, allow_null=True)
+    server_spec = ServerSpecSerializer(read_only=True, allow_null=True)
     list_price = serializers.SerializerMethodField()
     margin = serializers.SerializerMethodField(
         help_text="(list - cost) / list on the default price list; only with catalog.view_cost."

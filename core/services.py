@@ -23,6 +23,8 @@ from core.models import (
 )
 from core.roles import ROLES, Role
 
+STAFF_ROLES = frozenset({"sales-manager", "catalog-manager", "administrator"})
+
 
 class UnknownPermission(LookupError):
     pass
@@ -68,9 +70,11 @@ def user_create(
     user: User = user_model.objects.create_user(
         username=username, password=password, email=email, first_name=first_name
     )
-    if role.group_name == "administrator":
+    # Managers work in the admin (catalog, prices, discount policy); their permissions still
+    # decide what they may change there.
+    if role.group_name in STAFF_ROLES:
         user.is_staff = True
-        user.is_superuser = True
+        user.is_superuser = role.group_name == "administrator"
         user.save(update_fields=["is_staff", "is_superuser"])
     group, _created = Group.objects.get_or_create(name=role.group_name)
     user.groups.add(group)

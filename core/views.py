@@ -3,6 +3,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django.views.defaults import page_not_found
 
 
 @login_required
@@ -16,3 +17,16 @@ def health(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A 404 as problem+json under /api/ (integrators parse it); the site's page elsewhere."""
+    if request.path.startswith("/api/"):
+        body = {
+            "type": "about:blank",
+            "title": "Not Found",
+            "status": 404,
+            "detail": "No such resource.",
+        }
+        return JsonResponse(body, status=404, content_type="application/problem+json")
+    return page_not_found(request, exception)

@@ -10,6 +10,8 @@ from planner.engine.request import Fabric, LeafPlacement, MediaPolicy
 from planner.models import Design, Scenario
 from quotes.models import Customer
 
+MEDIA_POLICY_CHOICES = [(m.value, m.value) for m in MediaPolicy]
+
 REQUEST_EXAMPLE = {
     "gpus": 1024,
     "gpus_per_server": 8,
@@ -54,7 +56,7 @@ class DesignRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
         required=False,
         help_text=_('Downlink:uplink ratio, e.g. 1 or 3, or per tier {"leaf": 2, "spine": 1}.'),
     )
-    media = serializers.ChoiceField(choices=[m.value for m in MediaPolicy], required=False)
+    media = serializers.ChoiceField(choices=MEDIA_POLICY_CHOICES, required=False)
     dual_homing = serializers.BooleanField(required=False)
     rails_per_plane = serializers.IntegerField(required=False, min_value=1)
     servers_per_rack = serializers.IntegerField(required=False, min_value=1)

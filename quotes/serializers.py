@@ -40,7 +40,7 @@ class CustomerSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 
 class CustomerUpsertSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    name_en = serializers.CharField(max_length=200)
+    name_en = serializers.CharField(max_length=200, min_length=1)
     name_zh = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     preferred_language = serializers.ChoiceField(
         choices=settings.LANGUAGES, required=False, allow_null=True, default=None

@@ -183,6 +183,9 @@ REST_FRAMEWORK = {
         "core.authentication.TokenScopePermission",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # The API speaks JSON only: integrators send JSON, and one body format means one schema.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.ApiCursorPagination",
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "core.api.problem_exception_handler",
@@ -200,10 +203,30 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Size GPU-cluster networks, browse the catalog and quote them.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and its docs are public: they describe the API, they grant nothing.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.schema.add_problem_responses",
+    ],
     # Swagger UI from the sidecar package: the site has no CDN access and a strict CSP.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # One name per choice set, where several fields share one (or one name, several sets).
+    "ENUM_NAME_OVERRIDES": {
+        "FormFactorEnum": "catalog.models.FORM_FACTOR_CHOICES",
+        "CatalogMediaEnum": "catalog.models.MediaChoices",
+        "CableKindEnum": "catalog.models.CableKind",
+        "MediaPolicyEnum": "planner.serializers.MEDIA_POLICY_CHOICES",
+        "LanguageEnum": "config.settings.base.LANGUAGES",
+        "WebhookEventEnum": "core.models.WebhookEvent",
+        "DeliveryStatusEnum": "core.models.DeliveryStatus",
+        "QuoteStatusEnum": "quotes.models.QuoteStatus",
+        "LineKindEnum": "quotes.models.LineKind",
+        "DocumentKindEnum": "quotes.models.DocumentKind",
+        "DocumentStatusEnum": "quotes.models.DocumentStatus",
+    },
 }
 
 # Throttling counters and the catalog snapshot cache live here: Redis when configured, so that

@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from core.models import JobStatus, WorkerProbe
-from core.roles import ROLES, SALES_ENGINEER
+from core.roles import CATALOG_MANAGER, ROLES, SALES_ENGINEER, SALES_MANAGER
 from core.services import JobAbandoned, job_start, roles_apply, user_create
 
 pytestmark = pytest.mark.django_db
@@ -42,3 +42,13 @@ def test_job_with_live_lease_is_not_taken_twice():
     assert job_start(job=probe, lease_seconds=600) is True
     assert job_start(job=probe, lease_seconds=600) is False
     assert probe.attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("role", "staff"),
+    [(SALES_ENGINEER, False), (SALES_MANAGER, True), (CATALOG_MANAGER, True)],
+)
+def test_managers_reach_the_admin_engineers_do_not(roles, role, staff):
+    user = user_create(username="u", password="x-long-pw", role=role, team_name="T")
+    assert user.is_staff is staff
+    assert user.is_superuser is False
