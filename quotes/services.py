@@ -418,6 +418,8 @@ def customer_upsert_by_external_id(
                 setattr(customer, name, value)
             customer.save()
             return customer, False
+        if team is None:  # an administrator without a team may update, not create
+            raise QuoteInvalid(_("You belong to no team: customers belong to a team."))
         try:
             with transaction.atomic():
                 customer = Customer.objects.create(

@@ -13,6 +13,8 @@ from .base import *  # noqa: F403
 from .base import BASE_DIR, DATABASES, env
 
 DEBUG = False
+# Tests read English unless they ask for Chinese (the product's default is zh-hans).
+LANGUAGE_CODE = "en"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -1,0 +1,142 @@
+"""Issue 8's end-to-end test, as the CRM would run it, against a real worker process: customer ->
+design -> quote -> approval -> send -> PDF request -> `document.ready` on a local webhook
+receiver with a valid signature -> download the PDF and read it back."""
+
+import io
+import json
+import time
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from pypdf import PdfReader
+from rest_framework.test import APIClient
+
+from core.models import TokenScope
+from core.services import api_token_create
+from core.webhooks import verify
+from quotes.models import DiscountPolicy, PolicyMetric
+from tests.conftest import IN_CI, require_service
+from tests.core.receiver import Receiver
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+
+
+def token_client(user, scope=TokenScope.READ_WRITE) -> APIClient:
+    _token, secret = api_token_create(user=user, name="crm", scope=scope)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+def wait_for(predicate, timeout_s: float, what: str, log=None):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    tail = log.read_text()[-3000:] if log else ""
+    raise AssertionError(f"timed out waiting for {what}\n{tail}")
+
+
+def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
+    if IN_CI:
+        require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")
+    call_command("load_catalog", stdout=StringIO())
+    # Any quote over 1,000 CNY needs a sales manager's approval in this test.
+    DiscountPolicy.objects.create(
+        name="Total above 1,000",
+        metric=PolicyMetric.TOTAL_AMOUNT,
+        threshold=Decimal("1000"),
+        currency="CNY",
+        approver_group=Group.objects.get(name="sales-manager"),
+    )
+    receiver = Receiver()
+    worker = start_worker()
+    try:
+        crm = token_client(engineer)
+        approver = token_client(manager)
+
+        customer = crm.put(
+            "/api/v1/customers/by-external-id/hubspot/C-1001/",
+            {"name_en": "Acme AI Lab", "name_zh": "极智算力实验室", "preferred_language": "en"},
+            format="json",
+        )
+        assert customer.status_code == 201, customer.content
+        again = crm.put(
+            "/api/v1/customers/by-external-id/hubspot/C-1001/",
+            {"name_en": "Acme AI Lab Ltd"},
+            format="json",
+        )
+        assert again.status_code == 200
+        assert again.json()["id"] == customer.json()["id"]
+
+        hook = crm.post(
+            "/api/v1/webhooks/",
+            {"url": receiver.url, "events": ["document.ready", "quote.status_changed"]},
+            format="json",
+        )
+        assert hook.status_code == 201
+        secret = hook.json()["secret"]
+
+        design = crm.post(
+            "/api/v1/designs/",
+            {"name": "Acme 256 GPUs", "gpus": 256, "gpus_per_server": 8, "nic_speed": 400,
+             "fabric": "rail", "leaf": "64x400", "customer": customer.json()["id"]},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="design-acme-1",
+        )  # fmt: skip
+        assert design.status_code == 201, design.content
+        # RA-11333, 1 SU: 32 servers x 8 rails on 64-port switches at 1:1 = 8 leaves, 4 spines.
+        assert design.json()["result"]["switches"] == {"leaf": 8, "spine": 4}
+
+        quote = crm.post(
+            "/api/v1/quotes/",
+            {"design": design.json()["id"], "customer": customer.json()["id"]},
+            format="json",
+        )
+        assert quote.status_code == 201, quote.content
+        quote_id = quote.json()["id"]
+        number = quote.json()["number"]
+
+        sent_early = crm.post(f"/api/v1/quotes/{quote_id}/send/")
+        assert sent_early.status_code == 409  # above the policy: approval first
+        assert crm.post(f"/api/v1/quotes/{quote_id}/submit/").json()["status"] == (
+            "pending_approval"
+        )
+        assert approver.post(f"/api/v1/quotes/{quote_id}/approve/").json()["status"] == "approved"
+        assert crm.post(f"/api/v1/quotes/{quote_id}/send/").status_code == 200
+
+        job = crm.post(f"/api/v1/quotes/{quote_id}/documents/", {"language": "en"}, format="json")
+        assert job.status_code == 202
+        job_url = job["Location"]
+
+        def document_ready_delivery():
+            for headers, body in receiver.requests:
+                if json.loads(body)["type"] == "document.ready":
+                    return headers, body
+            return None
+
+        headers, body = wait_for(document_ready_delivery, 180, "document.ready", worker.log_path)
+        assert verify(secret=secret, headers=headers, body=body)
+        event = json.loads(body)
+        assert event["data"]["quote_number"] == number
+        status_events = [
+            json.loads(b)["data"]["new_status"]
+            for _h, b in receiver.requests
+            if json.loads(b)["type"] == "quote.status_changed"
+        ]
+        assert {"pending_approval", "approved", "sent"} <= set(status_events)
+
+        status = crm.get(job_url).json()
+        assert status["status"] == "ready"
+        pdf = b"".join(crm.get(status["links"]["download"]).streaming_content)
+        reader = PdfReader(io.BytesIO(pdf))
+        text = "\n".join(page.extract_text() or "" for page in reader.pages)
+        assert number in text
+        assert event["data"]["sha256"] == status["sha256"]
+    finally:
+        receiver.close()
