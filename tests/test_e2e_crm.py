@@ -6,11 +6,9 @@ import io
 import json
 import time
 from decimal import Decimal
-from io import StringIO
 
 import pytest
 from django.contrib.auth.models import Group
-from django.core.management import call_command
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
@@ -18,7 +16,7 @@ from core.models import TokenScope
 from core.services import api_token_create
 from core.webhooks import verify
 from quotes.models import DiscountPolicy, PolicyMetric
-from tests.conftest import IN_CI, require_service
+from tests.conftest import IN_CI, load_seed_catalog, require_service
 from tests.core.receiver import Receiver
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -45,7 +43,7 @@ def wait_for(predicate, timeout_s: float, what: str, log=None):
 def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
     if IN_CI:
         require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")
-    call_command("load_catalog", stdout=StringIO())
+    load_seed_catalog()
     # Any quote over 1,000 CNY needs a sales manager's approval in this test.
     DiscountPolicy.objects.create(
         name="Total above 1,000",
@@ -85,7 +83,7 @@ def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
         design = crm.post(
             "/api/v1/designs/",
             {"name": "Acme 256 GPUs", "gpus": 256, "gpus_per_server": 8, "nic_speed": 400,
-             "fabric": "rail", "leaf": "64x400", "customer": customer.json()["id"]},
+             "fabric": "rail", "leaf": "DCS-7060DX5-64S", "customer": customer.json()["id"]},
             format="json",
             HTTP_IDEMPOTENCY_KEY="design-acme-1",
         )  # fmt: skip
@@ -103,7 +101,7 @@ def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
         number = quote.json()["number"]
 
         sent_early = crm.post(f"/api/v1/quotes/{quote_id}/send/")
-        assert sent_early.status_code == 409  # above the policy: approval first
+        assert sent_early.status_code == 409, sent_early.content  # above the policy: approve first
         assert crm.post(f"/api/v1/quotes/{quote_id}/submit/").json()["status"] == (
             "pending_approval"
         )

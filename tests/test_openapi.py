@@ -1,11 +1,8 @@
 """The OpenAPI schema is complete and valid, and Schemathesis, generating requests from it in
 process against the real application, finds no server error and no schema violation."""
 
-from io import StringIO
-
 import pytest
 import schemathesis
-from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +10,7 @@ from schemathesis.checks import positive_data_acceptance
 
 from core.models import TokenScope
 from core.services import api_token_create
+from tests.conftest import load_seed_catalog
 
 EXAMPLES_PER_OPERATION = 12
 
@@ -31,7 +29,7 @@ def wsgi_app(db):
 
 
 def test_api_conforms_to_its_schema(wsgi_app, engineer):
-    call_command("load_catalog", stdout=StringIO())
+    load_seed_catalog()
     _token, secret = api_token_create(user=engineer, name="fuzz", scope=TokenScope.READ_WRITE)
     headers = {"Authorization": f"Bearer {secret}"}
     schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", wsgi_app)

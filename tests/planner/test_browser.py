@@ -3,15 +3,13 @@ wizard (live results over htmx), to the design page and its BOM download. The nu
 must equal the engine's."""
 
 import io
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from openpyxl import load_workbook
 
 from planner.models import Design
 from planner.services import design_size
-from tests.conftest import screenshot
+from tests.conftest import load_seed_catalog, screenshot
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -49,7 +47,7 @@ def wait_value(page, testid: str, expected: object) -> None:
 
 
 def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, settings):
-    call_command("load_catalog", stdout=StringIO())
+    load_seed_catalog()
     errors = console_errors(page)
 
     page.goto(f"{live_server.url}/accounts/login/")
@@ -142,7 +140,7 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
 
 def test_wizard_at_wide_screen_and_design_page_at_16k_gpus(live_server, browser, engineer):
     """The large diagram stays readable; the wide layout holds (screenshots are looked at)."""
-    call_command("load_catalog", stdout=StringIO())
+    load_seed_catalog()
     from planner.services import design_create
 
     design = design_create(

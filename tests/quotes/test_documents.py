@@ -5,10 +5,8 @@ mid-render."""
 import hashlib
 import io
 import time
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
@@ -18,6 +16,7 @@ from planner.services import design_create
 from quotes.documents import document_render, document_request, documents_sweep
 from quotes.models import Customer, Document, DocumentStatus
 from quotes.services import quote_create
+from tests.conftest import IN_CI, load_seed_catalog, require_service
 
 REQUEST_64 = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail",
               "leaf": "64x400"}  # fmt: skip
@@ -25,7 +24,7 @@ REQUEST_64 = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rai
 
 @pytest.fixture
 def full_catalog(db):
-    call_command("load_catalog", stdout=StringIO())
+    load_seed_catalog()
 
 
 def make_quote(user, request=REQUEST_64, customer_name="极智算力实验室"):
@@ -186,7 +185,6 @@ def test_worker_killed_mid_render_still_yields_one_document(
 ):
     """Real worker, real broker (Redis in CI): kill it while it renders, sweep, start another;
     the document becomes ready exactly once."""
-    from tests.conftest import IN_CI, require_service
 
     if IN_CI:
         require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")
