@@ -4,7 +4,7 @@ import platform
 import sys
 import time
 
-SUITES = ["bench.engine", "bench.web", "bench.api"]
+SUITES = ["bench.engine", "bench.web", "bench.documents", "bench.api"]
 
 
 def main() -> int:

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from catalog.services import SEED_PATH, catalog_load
+from catalog.services import SEED_PATH
+from tests.conftest import load_seed_catalog
 
 
 @pytest.fixture(scope="session")
@@ -17,9 +18,10 @@ def seed(seed_data):
 
 
 @pytest.fixture
-def seeded(db, seed_data):
-    """The database with the seed catalog loaded through the real loader."""
-    return catalog_load(seed_data)
+def seeded(db):
+    """The database with the seed catalog: loaded through the real loader once per session, then
+    the same rows in bulk (see tests.conftest.load_seed_catalog)."""
+    load_seed_catalog()
 
 
 def seed_product(data, sku):
@@ -28,10 +30,6 @@ def seed_product(data, sku):
 
 @pytest.fixture
 def staff_catalog_manager(catalog_manager):
-    """A catalog manager who may log into the admin.
-
-    core.services.user_create only makes administrators staff, so the fixture sets is_staff the
-    way an administrator would in the admin (see the catalog report)."""
-    catalog_manager.is_staff = True
-    catalog_manager.save(update_fields=["is_staff"])
+    """A catalog manager, who reaches the admin (core.services.user_create makes managers staff)."""
+    assert catalog_manager.is_staff
     return catalog_manager
