@@ -106,6 +106,7 @@ TOPOLOGY_DEFAULT_LABELS = {
     "more": "more",
     "planes": "identical planes",
     "per_server": "GPUs each",
+    "ports_used": "ports used",
 }
 
 
@@ -179,7 +180,7 @@ def _plane_rows(
                 "colour": role,
                 "title": f"{labels.get(role, role)} · {count:,} × {tier['switch']}",
                 "subtitle": (
-                    f"{tier['ports_used']}/{tier['ports_per_switch']} ports used"
+                    f"{tier['ports_used']}/{tier['ports_per_switch']} {labels['ports_used']}"
                     + (f" · {over:g}:1" if over else "")
                 ),
                 "boxes": boxes,

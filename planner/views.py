@@ -415,6 +415,7 @@ def topology_labels() -> dict[str, str]:
         "more": _("more"),
         "planes": _("identical planes"),
         "per_server": _("GPUs each"),
+        "ports_used": _("ports used"),
     }
 
 

@@ -39,19 +39,12 @@ class RenderedDocument:
 
 
 def _labels() -> dict[str, str]:
-    """Labels inside the SVG drawings, in the active language."""
+    """Labels inside the SVG drawings, in the active language (the design page's, plus the
+    plan's phases)."""
+    from planner.views import topology_labels
+
     return {
-        "compute": _("Compute fabric"),
-        "storage_plane": _("Storage"),
-        "frontend": _("Frontend"),
-        "oob": _("Out-of-band management"),
-        "servers": _("GPU servers"),
-        "storage": _("Storage nodes"),
-        "planes": _("planes"),
-        "leaf": _("Leaf"),
-        "spine": _("Spine"),
-        "core": _("Core"),
-        "links": _("links"),
+        **topology_labels(),
         "title": _("Cable lengths"),
         "requirements": _("Requirements"),
         "design": _("Design"),
