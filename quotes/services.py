@@ -49,7 +49,7 @@ DEFAULT_TAX_RATE = Decimal("0.13")  # VAT in China
 DEFAULT_VALIDITY_DAYS = 30
 DEFAULT_TERMS = gettext_lazy(
     "Prices exclude freight and installation unless listed. Delivery 4-6 weeks after order "
-    "for in-stock items. Payment: 30% on order, 70% on delivery. Warranty: 1 year "
+    "for in-stock items. Payment: 30 percent on order, 70 percent on delivery. Warranty: 1 year "
     "(hardware), unless a support line says otherwise."
 )
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
