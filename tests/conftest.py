@@ -247,6 +247,15 @@ def screenshot(page, name: str) -> str:
 
 
 @pytest.fixture(autouse=True)
+def _english_unless_asked():
+    """A request leaves its language active in the thread; each test starts in English."""
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _own_media_root(settings, tmp_path):
     """Each test stores files (documents) in its own folder; a worker it starts shares it."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
