@@ -107,11 +107,14 @@ def run() -> list[tuple]:
     }
     env.pop("REDIS_URL", None)
     token = _prepare(env)
-    workers = str(os.cpu_count() or 2)
+    # Production runs gunicorn the same way (docker-compose's web service): processes, no threads,
+    # because sizing is CPU-bound and threads would only contend for the GIL.
+    workers = os.environ.get("BENCH_WORKERS", str((os.cpu_count() or 2) + 1))
+    threads = os.environ.get("BENCH_THREADS", "1")
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application",
          "--bind", f"127.0.0.1:{port}", "--workers", workers, "--worker-class", "gthread",
-         "--threads", "4", "--keep-alive", "30", "--log-level", "warning"],
+         "--threads", threads, "--keep-alive", "30", "--log-level", "warning"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
     try:

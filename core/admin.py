@@ -40,7 +40,8 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ["scope", ("revoked_at", admin.EmptyFieldListFilter)]
     search_fields = ["name", "prefix", "user__username"]
     fields = ["user", "name", "scope", "prefix", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = ["prefix", "created_at", "last_used_at"]
+    # Revoking goes through the action (api_token_revoke), which also clears the token cache.
+    readonly_fields = ["prefix", "created_at", "last_used_at", "revoked_at"]
     autocomplete_fields = ["user"]
     actions = ["revoke"]
 

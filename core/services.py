@@ -8,6 +8,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission, User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -164,19 +165,35 @@ def api_token_create(*, user: User, name: str, scope: str) -> tuple[ApiToken, st
     return token, secret
 
 
+# A token, its user and the user's permissions are cached this long: an API call then costs no
+# query for authentication or permission checks. Revoking a token clears its entry at once;
+# a change of role reaches tokens within this time.
+TOKEN_CACHE_SECONDS = 15
+
+
+def _token_cache_key(key_hash: str) -> str:
+    return f"api-token:{key_hash}"
+
+
 def api_token_authenticate(*, secret: str) -> ApiToken | None:
-    token = (
-        ApiToken.objects.select_related("user")
-        .filter(key_hash=_token_hash(secret), revoked_at__isnull=True, user__is_active=True)
-        .first()
-    )
+    key_hash = _token_hash(secret)
+    token: ApiToken | None = cache.get(_token_cache_key(key_hash))
     if token is None:
-        return None
+        token = (
+            ApiToken.objects.select_related("user")
+            .filter(key_hash=key_hash, revoked_at__isnull=True, user__is_active=True)
+            .first()
+        )
+        if token is None:
+            return None
+        token.user.get_all_permissions()  # fills the user's permission caches before caching
+        cache.set(_token_cache_key(key_hash), token, TOKEN_CACHE_SECONDS)
     now = timezone.now()
     # Written at most once a minute: the hot path of every API call should not always write.
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
+        cache.set(_token_cache_key(key_hash), token, TOKEN_CACHE_SECONDS)
     return token
 
 
@@ -184,6 +201,7 @@ def api_token_revoke(*, token: ApiToken) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
+    cache.delete(_token_cache_key(token.key_hash))
     return token
 
 

@@ -8,7 +8,6 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 
 from catalog.selectors import catalog_snapshot
-from core.selectors import user_team
 from planner.engine.catalog import CatalogSnapshot
 from planner.models import Design
 
@@ -46,9 +45,9 @@ def designs_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Desig
         return designs.none()
     if getattr(user, "is_superuser", False):
         return designs
-    team = user_team(user)
-    mine = Q(owner=user)
-    return designs.filter(mine | Q(team=team)) if team else designs.filter(mine)
+    # One lazy query: nothing runs until the designs are read (a permission check that only
+    # needs the model must not pay for the caller's team lookup).
+    return designs.filter(Q(owner=user) | Q(team__memberships__user=user)).distinct()
 
 
 def bom_estimate(bom: list[dict[str, object]], prices: dict[str, object]) -> dict[str, object]:

@@ -87,3 +87,13 @@ def test_throttled_caller_gets_429_with_retry_after(engineer, monkeypatch):
     assert response["Content-Type"] == "application/problem+json"
     assert 0 < int(response["Retry-After"]) <= 60
     cache.clear()
+
+
+def test_revocation_takes_effect_at_once_despite_the_token_cache(engineer):
+    token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    client = bearer(secret)
+    assert client.get(ME).status_code == 200  # now cached
+    from core.services import api_token_revoke
+
+    api_token_revoke(token=token)
+    assert client.get(ME).status_code == 401
