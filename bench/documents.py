@@ -26,9 +26,8 @@ django.setup()
 from quotes.models import QuoteRevision
 from quotes.pdf import render_document
 revision = QuoteRevision.objects.get(pk=int(sys.argv[1]))
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 render_document(revision, kind="proposal", language="zh-hans")
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
