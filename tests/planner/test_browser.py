@@ -165,3 +165,31 @@ def test_wizard_at_wide_screen_and_design_page_at_16k_gpus(live_server, browser,
     screenshot(page, "wizard-wide")
     context.close()
     assert errors == [], errors
+
+
+def test_wizard_is_usable_with_the_keyboard_alone(live_server, page, engineer):
+    """Log in, open a new design and reach step 2 using only Tab, typing and Enter; every
+    focused control shows a visible focus ring."""
+    load_seed_catalog()
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.locator("input[name=username]").focus()
+    page.keyboard.type("engineer")
+    page.keyboard.press("Tab")
+    page.keyboard.type("pw-engineer")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=current-user]")
+    page.goto(f"{live_server.url}/designs/new/")
+
+    # Tab from the top of the page to the design name field: no trap, labels in order.
+    page.locator("body").focus()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.name") == "name":
+            break
+    assert page.evaluate("document.activeElement.name") == "name"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"  # the focus ring is visible
+    page.keyboard.type("Keyboard pod")
+    page.keyboard.press("Enter")  # submits step 1 like the "Start the design" button
+    page.wait_for_selector("h1:has-text('GPUs and servers')")
+    screenshot(page, "wizard-keyboard-step2")
