@@ -75,15 +75,9 @@ def run() -> list[tuple]:
             text=True,
             check=True,
         )
-        before_kb, peak_kb = (int(x) for x in out.stdout.split()[-2:])
+        # Peak resident memory of a process that loads Django and renders one proposal.
+        peak_kb = int(out.stdout.split()[-1])
         results.append((f"proposal PDF {label}: peak RSS of the process, MB", peak_kb / 1024, "MB"))
-        results.append(
-            (
-                f"proposal PDF {label}: growth while rendering, MB",
-                (peak_kb - before_kb) / 1024,
-                "MB",
-            )
-        )
     return results
 
 
