@@ -337,6 +337,8 @@ def bisection_gbps(shape: PlaneShape) -> int:
         return per_plane * shape.fabric_planes
     pod_leaves = shape.groups_per_pod * shape.leaves_per_group
     pod_up = shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
+    if len(shape.leaf_groups) == 1:
+        return _bisection_uniform(shape, leaves, half, pod_leaves, pod_up) * shape.fabric_planes
     a_ext = b_ext = internal = 0
     a_rest = b_rest = 0
     for pod in range(shape.pods):
@@ -351,6 +353,39 @@ def bisection_gbps(shape: PlaneShape) -> int:
             a_rest, b_rest = min(x - internal, pod_up), min(y - internal, pod_up)
     per_plane = internal + min(a_ext + a_rest, b_ext + b_rest)
     return per_plane * shape.fabric_planes
+
+
+def _bisection_uniform(
+    shape: PlaneShape, leaves: int, half: int, pod_leaves: int, pod_up: int
+) -> int:
+    """Three tiers with identical leaves, in closed form: whole pods on one side of the halving
+    line all export the same, so the cost does not grow with the number of pods. Same cut as
+    the pod-by-pod sum in `bisection_gbps` (and as graph.validate's max-flow)."""
+    group = shape.leaf_groups[0]
+    per_leaf = min(
+        group.downlinks_per_leaf * shape.nic_speed_gbps,
+        shape.leaf_uplinks * shape.uplink_speed_gbps,
+    )
+
+    def export(n_leaves: int) -> int:
+        return min(n_leaves * per_leaf, pod_up)
+
+    a_ext = (half // pod_leaves) * export(pod_leaves)
+    internal = a_rest = b_rest = 0
+    split = half // pod_leaves
+    if half % pod_leaves:
+        start, stop = split * pod_leaves, min(leaves, (split + 1) * pod_leaves)
+        x, y = (half - start) * per_leaf, (stop - half) * per_leaf
+        internal = min(x, y)
+        a_rest, b_rest = min(x - internal, pod_up), min(y - internal, pod_up)
+        first_b = split + 1
+    else:
+        first_b = split
+    b_ext = 0
+    if first_b <= shape.pods - 1:
+        last = leaves - (shape.pods - 1) * pod_leaves
+        b_ext = (shape.pods - 1 - first_b) * export(pod_leaves) + export(last)
+    return internal + min(a_ext + a_rest, b_ext + b_rest)
 
 
 def growth(

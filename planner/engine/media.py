@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from planner.engine.catalog import (
     COPPER_MEDIA,
@@ -33,8 +34,10 @@ CORE_RUN_M = 15.0  # spine to core, both in the network area
 LENGTH_STEP_M = 0.1
 
 
-@dataclass(frozen=True, kw_only=True)
-class PortEnd:
+class PortEnd(NamedTuple):
+    """One end of a link. A named tuple, not a dataclass: it keys the media selector's cache on
+    every look-up, and a tuple hashes in C."""
+
     form_factor: FormFactor | None  # None: unknown (inline NIC speed without a NIC SKU)
     native_gbps: int
     ways: int  # logical links per physical port at this end
@@ -168,6 +171,7 @@ def rail_server_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[t
             # Off-rack leaves: the run depends on the rack only, so compute it once per rack.
             racks = math.ceil(group.servers / spr)
             by_rack = [rail_run_m(layout, group.servers, rack * spr, 0) for rack in range(racks)]
+        per_cage = group.count * ports
         for cage in range(math.ceil(group.servers / ways)):
             first = cage * ways
             lanes = min(ways, group.servers - first)
@@ -177,10 +181,9 @@ def rail_server_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[t
                         group.count
                     )
             else:
-                run = max(
-                    by_rack[rack] for rack in range(first // spr, (first + lanes - 1) // spr + 1)
-                )
-                cages[(run, lanes)] += group.count * ports
+                low, high = first // spr, (first + lanes - 1) // spr
+                run = by_rack[low] if low == high else max(by_rack[low : high + 1])
+                cages[(run, lanes)] += per_cage
     return cages
 
 
