@@ -33,3 +33,12 @@ def test_wrong_password_shows_an_error(live_server, page, engineer):
     page.fill("input[name=password]", "nope")
     page.click("button[type=submit].primary")
     assert page.locator("[role=alert]").is_visible()
+
+
+def test_api_docs_render_under_the_content_security_policy(live_server, page):
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(f"{live_server.url}/api/v1/docs/")
+    page.wait_for_selector(".opblock")
+    assert page.locator(".opblock").count() >= 30  # one block per operation
+    assert not errors, errors
