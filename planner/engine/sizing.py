@@ -5,6 +5,7 @@ switch model, oversubscription) and ranks the valid designs by cost per GPU."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -86,7 +87,9 @@ class _PlaneModels:
     spine_target: Fraction
 
 
+@functools.lru_cache(maxsize=256)
 def _fraction(value: float) -> Fraction:
+    # Targets are a handful of ratios (1, 2, 3, 7...); parsing one is costly next to sizing.
     return Fraction(str(value)).limit_denominator(1000)
 
 
