@@ -119,7 +119,7 @@ def _wrk(port: int, token: str, body: dict) -> tuple[float, float, float]:
         args = ["wrk", "-t2", f"-c{CLIENTS}", f"-d{seconds:g}s", "-s", script.name, url]
         return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
-    wrk(2)  # warm-up: caches, the catalog snapshot in every gunicorn process
+    wrk(5)  # warm-up: caches, the catalog snapshot in every gunicorn process
     out = wrk(DURATION_S)
     p50_us, p95_us, requests, duration_us, bad = (int(x) for x in out.split("RESULT")[1].split())
     if bad:
