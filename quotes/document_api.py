@@ -5,7 +5,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
-from django.http import FileResponse, Http404
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from config.api_urls import router
 from core.authentication import TokenScopePermission
 from quotes import selectors
+from quotes.document_views import document_file_response
 from quotes.documents import document_request
 from quotes.models import Document, DocumentKind, DocumentStatus
 
@@ -55,12 +56,6 @@ class CanViewQuotes(permissions.BasePermission):
 
     def has_permission(self, request: Request, view: Any) -> bool:
         return bool(request.user.is_authenticated and request.user.has_perm("quotes.view_quote"))
-
-
-def documents_visible_to(user: Any) -> QuerySet[Document]:
-    return Document.objects.select_related("revision", "revision__quote").filter(
-        revision__quote__in=selectors.quotes_visible_to(user)
-    )
 
 
 class QuoteDocumentsViewSet(viewsets.GenericViewSet):  # type: ignore[type-arg]
@@ -105,7 +100,7 @@ class DocumentViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # ty
     queryset = Document.objects.none()
 
     def get_queryset(self) -> QuerySet[Document]:
-        return documents_visible_to(self.request.user)
+        return selectors.documents_visible_to(self.request.user)
 
     @extend_schema(
         responses={(200, "application/pdf"): OpenApiTypes.BINARY, **ERRORS},
@@ -113,15 +108,7 @@ class DocumentViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # ty
     )
     @action(detail=True, methods=["get"])
     def download(self, request: Request, pk: str) -> FileResponse:
-        document = self.get_object()
-        if document.status != DocumentStatus.READY or not document.file:
-            raise Http404
-        return FileResponse(
-            document.file.open("rb"),
-            as_attachment=True,
-            filename=document.filename,
-            content_type="application/pdf",
-        )
+        return document_file_response(self.get_object())
 
 
 router.register(r"documents", DocumentViewSet, basename="document")

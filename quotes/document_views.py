@@ -3,7 +3,6 @@
 from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,12 +23,6 @@ class DocumentRequestForm(forms.Form):
         required=False,
         help_text=_("The implementation plan's first day (default: the revision's date)."),
         widget=forms.DateInput(attrs={"type": "date"}),
-    )
-
-
-def documents_visible_to(request: HttpRequest) -> QuerySet[Document]:
-    return Document.objects.select_related("revision", "revision__quote").filter(
-        revision__quote__in=selectors.quotes_visible_to(request.user)  # type: ignore[arg-type]
     )
 
 
@@ -68,11 +61,12 @@ def document_create(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_GET
 def document_status(request: HttpRequest, pk: int) -> HttpResponse:
     """Polled by htmx while the document renders; stops polling once it is ready or failed."""
-    document = get_object_or_404(documents_visible_to(request), pk=pk)
+    document = get_object_or_404(selectors.documents_visible_to(request.user), pk=pk)
     return render(request, "quotes/_document.html", {"document": document})
 
 
-def _file_response(document: Document) -> FileResponse:
+def document_file_response(document: Document) -> FileResponse:
+    """The PDF as an attachment; 404 until it is ready. Pages, the share link and the API use it."""
     if document.status != DocumentStatus.READY or not document.file:
         raise Http404
     return FileResponse(
@@ -86,7 +80,9 @@ def _file_response(document: Document) -> FileResponse:
 @login_required
 @require_GET
 def document_download(request: HttpRequest, pk: int) -> FileResponse:
-    return _file_response(get_object_or_404(documents_visible_to(request), pk=pk))
+    return document_file_response(
+        get_object_or_404(selectors.documents_visible_to(request.user), pk=pk)
+    )
 
 
 @require_GET
@@ -98,4 +94,4 @@ def shared_document_download(request: HttpRequest, token: str) -> FileResponse:
     document = selectors.revision_proposal_document(link.revision)
     if document is None:
         raise Http404
-    return _file_response(document)
+    return document_file_response(document)

@@ -89,6 +89,13 @@ def share_link_by_token(token: str) -> ShareLink | None:
     )
 
 
+def documents_visible_to(user: User) -> QuerySet[Document]:
+    """Documents of the quotes the user may see (the same rule for pages and the API)."""
+    return Document.objects.select_related("revision", "revision__quote").filter(
+        revision__quote__in=quotes_visible_to(user)
+    )
+
+
 def revision_proposal_document(revision: QuoteRevision) -> Document | None:
     """The ready proposal PDF the customer sees: in the customer's language if there is one,
     else the newest ready proposal of the revision."""
