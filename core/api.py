@@ -13,22 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.errors import DomainError
+from core.errors import PROBLEM_CONTENT_TYPE, DomainError, problem_body
 from core.models import ApiToken
 from core.selectors import user_roles, user_team
-
-PROBLEM_CONTENT_TYPE = "application/problem+json"
-
-
-def _problem(status: int, title: str, detail: Any, errors: Any = None, code: str = "") -> dict:
-    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
-    if detail:
-        body["detail"] = detail
-    if code:
-        body["code"] = code
-    if errors:
-        body["errors"] = errors
-    return body
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -36,7 +23,9 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     under `errors`; domain errors are mapped here, once."""
     if isinstance(exc, DomainError):
         errors = {name: [message] for name, message in exc.errors.items()} or None
-        body = _problem(exc.http_status, exc.code.replace("_", " "), exc.message, errors, exc.code)
+        body = problem_body(
+            exc.http_status, exc.code.replace("_", " "), exc.message, errors=errors, code=exc.code
+        )
         return Response(body, status=exc.http_status, content_type=PROBLEM_CONTENT_TYPE)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
@@ -50,10 +39,10 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     if isinstance(exc, exceptions.ValidationError):
         detail = _("The request has invalid fields.")
         errors = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-        body = _problem(response.status_code, title, str(detail), errors, "invalid")
+        body = problem_body(response.status_code, title, str(detail), errors=errors, code="invalid")
     else:
         detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
-        body = _problem(response.status_code, title, detail, code=exc.get_codes() or "")
+        body = problem_body(response.status_code, title, detail, code=exc.get_codes() or "")
     response.data = body
     response.content_type = PROBLEM_CONTENT_TYPE
     return response

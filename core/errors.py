@@ -33,3 +33,21 @@ class DomainError(Exception):
 class NotAllowed(DomainError):
     http_status = 409
     code = "not_allowed"
+
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+
+def problem_body(
+    status: int, title: str, detail: Any = "", *, errors: Any = None, code: Any = ""
+) -> dict[str, Any]:
+    """An RFC 9457 problem document: the one shape every API error has, wherever it is made
+    (the DRF exception handler, the idempotency middleware, the 404 handler)."""
+    body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status}
+    if detail:
+        body["detail"] = detail
+    if code:
+        body["code"] = code
+    if errors:
+        body["errors"] = errors
+    return body

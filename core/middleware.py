@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
+from core.errors import PROBLEM_CONTENT_TYPE, problem_body
 from core.services import (
     IdempotencyConflict,
     idempotency_abandon,
@@ -14,13 +15,12 @@ from core.services import (
     idempotency_finish,
 )
 
-PROBLEM = "application/problem+json"
 API_PREFIX = "/api/"
 
 
 def _problem(status: int, title: str, detail: str) -> HttpResponse:
-    body = {"type": "about:blank", "title": title, "status": status, "detail": detail}
-    return HttpResponse(json.dumps(body), status=status, content_type=PROBLEM)
+    body = problem_body(status, title, detail)
+    return HttpResponse(json.dumps(body), status=status, content_type=PROBLEM_CONTENT_TYPE)
 
 
 def _principal(request: HttpRequest) -> str | None:

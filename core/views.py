@@ -5,6 +5,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.defaults import page_not_found
 
+from core.errors import PROBLEM_CONTENT_TYPE, problem_body
+
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
@@ -22,11 +24,6 @@ def health(request: HttpRequest) -> JsonResponse:
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """A 404 as problem+json under /api/ (integrators parse it); the site's page elsewhere."""
     if request.path.startswith("/api/"):
-        body = {
-            "type": "about:blank",
-            "title": "Not Found",
-            "status": 404,
-            "detail": "No such resource.",
-        }
-        return JsonResponse(body, status=404, content_type="application/problem+json")
+        body = problem_body(404, "Not Found", "No such resource.")
+        return JsonResponse(body, status=404, content_type=PROBLEM_CONTENT_TYPE)
     return page_not_found(request, exception)

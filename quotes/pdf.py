@@ -4,8 +4,7 @@ reading the revision it is given; the job around it lives in quotes.documents.""
 
 from __future__ import annotations
 
-import csv
-import io
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -16,8 +15,9 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from planner.engine.catalog import MediaKind
+from planner.exports import cabling_csv_chunks
 from planner.plan import build_plan
+from planner.services import design_size
 from planner.svg import gantt_svg, lengths_svg, topology_svg
 from quotes.models import QuoteRevision
 from quotes.selectors import grouped_lines
@@ -76,13 +76,11 @@ def _style_reason(style: str) -> str:
     return reasons.get(style, "")
 
 
-def _failure_analysis(design_request: dict[str, Any]) -> list[dict[str, Any]]:
+def _failure_analysis(design: Any) -> list[dict[str, Any]]:
     """Worst single switch and link failure per plane, from the engine's graph check."""
     from planner.engine.graph import validate
-    from planner.services import design_size
 
-    sized = design_size(request_data=design_request)
-    report = validate(sized.design)
+    report = validate(design)
     rows = []
     for plane in report.planes:
         rows.append(
@@ -99,27 +97,10 @@ def _failure_analysis(design_request: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _cabling_rows(design_request: dict[str, Any], limit: int) -> list[Any]:
+def _cabling_rows(design: Any, limit: int) -> list[Any]:
     from planner.engine.cabling import iter_cabling
-    from planner.services import design_size
 
-    rows = []
-    for row in iter_cabling(design_size(request_data=design_request).design):
-        rows.append(row)
-        if len(rows) > limit:
-            break
-    return rows
-
-
-def _cabling_csv(rows: list[Any]) -> bytes:
-    from planner.exports import CABLING_COLUMNS
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CABLING_COLUMNS)
-    for row in rows:
-        writer.writerow([getattr(row, column, "") for column in CABLING_COLUMNS])
-    return ("\ufeff" + buffer.getvalue()).encode()
+    return list(itertools.islice(iter_cabling(design), limit))
 
 
 def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
@@ -198,19 +179,12 @@ def document_context(
             (result.get("planes") or [{}])[0].get("style", result.get("fabric", ""))
         )
         progress(45, "analysis")
-        context["failures"] = _failure_analysis(design_request) if design_request else []
+        # Sized once from the frozen request: the graph check and the cabling schedule need the
+        # engine's design, which the stored result (JSON) does not hold.
+        design = design_size(request_data=design_request).design if design_request else None
+        context["failures"] = _failure_analysis(design) if design else []
         context["expected"] = expected_figures(result)
         context["groups"] = grouped_lines(list(revision.lines.all()))
-        context["optical_links"] = [
-            link
-            for link in result.get("links", [])
-            if link.get("media") in (MediaKind.MMF, MediaKind.SMF, MediaKind.AOC)
-        ]
-        context["copper_links"] = [
-            link
-            for link in result.get("links", [])
-            if link.get("media") in (MediaKind.DAC, MediaKind.AEC)
-        ]
         context["rack_units"] = sum(
             int(line.get("rack_units") or 0) for line in result.get("bom", [])
         )
@@ -218,15 +192,15 @@ def document_context(
         cables = int(result.get("cables_total") or 0)
         context["cabling_inline"] = []
         context["cabling_attached"] = False
-        if design_request and cables <= CABLING_ROWS_IN_PDF:
-            context["cabling_inline"] = _cabling_rows(design_request, CABLING_ROWS_IN_PDF)
-        elif design_request and cables <= CABLING_ROWS_ATTACHED:
+        if design and cables <= CABLING_ROWS_IN_PDF:
+            context["cabling_inline"] = _cabling_rows(design, CABLING_ROWS_IN_PDF)
+        elif design and cables <= CABLING_ROWS_ATTACHED:
             from weasyprint import Attachment
 
-            rows = _cabling_rows(design_request, CABLING_ROWS_ATTACHED)
+            rows = _cabling_rows(design, CABLING_ROWS_ATTACHED)
             attachments.append(
                 Attachment(
-                    string=_cabling_csv(rows),
+                    string="".join(cabling_csv_chunks(rows)).encode(),
                     name=f"{revision.label}-cabling.csv",
                     description=_("Cabling schedule"),
                 )
