@@ -71,15 +71,55 @@ def _median(action: Callable[[], object], runs: int = RUNS) -> float:
     return statistics.median(times)
 
 
-def run() -> list[tuple[str, float]]:
+def _interleaved(
+    actions: dict[str, Callable[[], object]], rounds: int, batch: int
+) -> dict[str, float]:
+    """Median seconds per call of each action. Each sample times a batch of calls (one call of
+    a tenth of a millisecond is below the clock's noise) and the actions take turns, so a noisy
+    neighbour on the VM slows all of them alike and their ratio stays meaningful."""
+    samples: dict[str, list[float]] = {label: [] for label in actions}
+    for _ in range(rounds):
+        for label, action in actions.items():
+            start = time.perf_counter()
+            for _ in range(batch):
+                action()
+            samples[label].append((time.perf_counter() - start) / batch)
+    return {label: statistics.median(times) for label, times in samples.items()}
+
+
+def run() -> list[tuple[str, float] | tuple[str, float, str]]:
     catalog = _catalog()
-    results: list[tuple[str, float]] = []
-    for gpus in (8, 1024, 8192, 131072):
-        request = _request(gpus, catalog)
-        size(request, catalog)  # warm caches and imports
-        results.append(
-            (f"size {gpus:,} GPUs", _median(lambda r=request: size(r, catalog), runs=21))
+    results: list[tuple[str, float] | tuple[str, float, str]] = []
+    sizes = (8, 1024, 8192, 131072)
+    requests = {gpus: _request(gpus, catalog) for gpus in sizes}
+    for request in requests.values():
+        size(request, catalog)  # warm imports and the switch models' port arithmetic
+    sized = _interleaved(
+        {
+            f"size {gpus:,} GPUs": (lambda r=request: size(r, catalog))
+            for gpus, request in requests.items()
+        },
+        rounds=15,
+        batch=50,
+    )
+    results.extend(sized.items())
+    results.append(
+        (
+            "size 131,072 GPUs / size 8 GPUs (target <= 3)",
+            sized["size 131,072 GPUs"] / sized["size 8 GPUs"],
+            "x",
         )
+    )
+    # What an API call pays: the request parsed from JSON, then sized.
+    parsed = _interleaved(
+        {
+            f"parse + size {gpus:,} GPUs": (lambda g=gpus: size(_request(g, catalog), catalog))
+            for gpus in (8, 131072)
+        },
+        rounds=15,
+        batch=50,
+    )
+    results.extend(parsed.items())
     for gpus in (8192, 131072):
         design = size(_request(gpus, catalog), catalog)
         results.append((f"validate {gpus:,} GPUs", _median(lambda d=design: validate(d), runs=5)))

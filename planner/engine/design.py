@@ -5,6 +5,7 @@ here (see `cabling.iter_cabling` for the per-cable view)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from planner.engine.catalog import MediaKind
 from planner.engine.request import DesignRequest
@@ -128,10 +129,10 @@ class LengthBin:
     links: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunMedia:
+class RunMedia(NamedTuple):
     """Which link group carries links whose computed run is `run_m` (before stock rounding), so
-    the cabling plan can give each cable the same media as the counts."""
+    the cabling plan can give each cable the same media as the counts. A named tuple: a design
+    holds one per distinct run, built in C."""
 
     a: str
     b: str

@@ -5,12 +5,13 @@ so sizing 131,072 GPUs costs the same as sizing 8 (loops run over port counts, n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from planner.engine.design import Growth, LeafGroup, PlaneShape
 from planner.engine.errors import FabricTooLarge, SwitchMismatch
-from planner.engine.ports import SwitchModel, leaf_capacity
+from planner.engine.ports import SwitchModel, leaf_capacity, per_model
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,6 +53,20 @@ def uplink_speed(
     Rail fabrics keep one speed end to end and run the upper tier at its largest radix (a 64x800
     switch as 128x400, which is how k^2/2 counts it). Classic ToR fabrics uplink at the leaf's
     fastest native ports (a 48x25G + 8x100G leaf uplinks at 100G)."""
+    # Memoised on the lower model, keyed by the upper one's identity (hashing a model walks all
+    # its ports); the entry holds the upper model, so its id cannot be reused while cached.
+    key = ("uplink_speed", id(upper), floor_gbps, prefer_radix)
+    cached = lower.derived.get(key)
+    if isinstance(cached, tuple) and cached[0] is upper:
+        return cast(int | None, cached[1])
+    speed = _uplink_speed(lower, upper, floor_gbps, prefer_radix)
+    lower.derived[key] = (upper, speed)
+    return speed
+
+
+def _uplink_speed(
+    lower: SwitchModel, upper: SwitchModel, floor_gbps: int, prefer_radix: bool
+) -> int | None:
     common = [
         s
         for s in upper.speeds_gbps()
@@ -68,6 +83,7 @@ def uplink_speed(
     return max(common)
 
 
+@per_model
 def split_ports(
     model: SwitchModel, down_gbps: int, up_gbps: int, target: Fraction
 ) -> tuple[int, int]:
@@ -108,9 +124,10 @@ def split_ports(
     return low, uplinks_needed(low)
 
 
-def ceil_div_frac(a: Fraction, b: Fraction) -> int:
-    quotient = a / b
-    return -(-quotient.numerator // quotient.denominator)
+def ceil_ratio(down_gbps: int, target: Fraction, up_gbps: int) -> int:
+    """Fewest uplinks of `up_gbps` that keep `down_gbps` within `target` (down:up), in integers:
+    ceil(down / (target * up)) with target = num/den."""
+    return ceil_div(down_gbps * target.denominator, target.numerator * up_gbps)
 
 
 def _groups(total: int, per_group: int, leaves: int, links_per_leaf: int) -> tuple[LeafGroup, ...]:
@@ -132,6 +149,10 @@ def _groups(total: int, per_group: int, leaves: int, links_per_leaf: int) -> tup
             )
         )
     return tuple(groups)
+
+
+def _shape(base: dict[str, object], **tiers: object) -> PlaneShape:
+    return PlaneShape(**{**base, **tiers})  # type: ignore[arg-type]
 
 
 def plan_plane(spec: PlaneInput) -> PlaneShape:
@@ -156,31 +177,33 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     if k_leaf == 0:
         raise SwitchMismatch(f"{spec.plane} leaf {spec.leaf.label} cannot run {nic}G ports.")
 
-    base = PlaneShape(
-        plane=spec.plane,
-        style=spec.style,
-        fabric_planes=fabric_planes,
-        tiers=1,
-        nic_speed_gbps=nic,
-        ports_per_server=ports,
-        links_per_server_per_leaf=per_leaf,
-        servers=endpoints,
-        group_servers=endpoints,
-        leaf_groups=(),
-        leaf_downlinks=0,
-        leaf_uplinks=0,
-        uplink_speed_gbps=0,
-        groups_per_pod=1,
-        pods=1,
-        spines_per_pod=0,
-        leaf_spine_links=0,
-        spine_downlinks=0,
-        spine_uplinks=0,
-        core_speed_gbps=0,
-        cores_per_group=0,
-        spine_core_links=0,
-        extra_endpoints=spec.extra_endpoints if spec.style == "packed" else 0,
-    )
+    # The fields every outcome shares; each return fills in its tiers. (Built as a dict, not a
+    # PlaneShape to `replace`: sizing builds one shape per plane, and replace costs a second.)
+    base: dict[str, object] = {
+        "plane": spec.plane,
+        "style": spec.style,
+        "fabric_planes": fabric_planes,
+        "tiers": 1,
+        "nic_speed_gbps": nic,
+        "ports_per_server": ports,
+        "links_per_server_per_leaf": per_leaf,
+        "servers": endpoints,
+        "group_servers": endpoints,
+        "leaf_groups": (),
+        "leaf_downlinks": 0,
+        "leaf_uplinks": 0,
+        "uplink_speed_gbps": 0,
+        "groups_per_pod": 1,
+        "pods": 1,
+        "spines_per_pod": 0,
+        "leaf_spine_links": 0,
+        "spine_downlinks": 0,
+        "spine_uplinks": 0,
+        "core_speed_gbps": 0,
+        "cores_per_group": 0,
+        "spine_core_links": 0,
+        "extra_endpoints": spec.extra_endpoints if spec.style == "packed" else 0,
+    }
 
     # One switch per fabric plane carries every port of every server (or one redundant pair
     # when dual-homed): no spine needed (media-and-fabric-facts, design rules).
@@ -188,7 +211,7 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     single_per_leaf = 1 if spec.style == "packed" else ports // single_leaves
     single_links = endpoints * single_per_leaf
     if single_links <= k_leaf:
-        return replace(
+        return _shape(
             base,
             links_per_server_per_leaf=single_per_leaf,
             leaf_groups=(
@@ -216,14 +239,14 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     else:
         group_servers = d_max
     d = group_servers * per_leaf
-    u = max(1, ceil_div_frac(Fraction(d * nic), spec.leaf_oversubscription * up))
+    u = max(1, ceil_ratio(d * nic, spec.leaf_oversubscription, up))
     groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
     leaves = sum(g.count * g.leaves for g in groups)
     k_spine = spec.spine.logical_ports(up)
 
     spines = smallest_divisor_at_least(u, ceil_div(leaves * u, k_spine))
     if spines is not None:
-        return replace(
+        return _shape(
             base,
             tiers=2,
             group_servers=group_servers,
@@ -258,9 +281,7 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             f"{leaves_per_group} leaves of one group."
         )
     spine_down = groups_per_pod * leaves_per_group
-    u_spine = max(
-        1, ceil_div_frac(Fraction(spine_down * up), spec.spine_oversubscription * core_up)
-    )
+    u_spine = max(1, ceil_ratio(spine_down * up, spec.spine_oversubscription, core_up))
     total_groups = sum(g.count for g in groups)
     pods = ceil_div(total_groups, groups_per_pod)
     k_core = spec.core.logical_ports(core_up)
@@ -273,7 +294,7 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label} reach {k_core} pods "
             f"({limit:,} {unit}) at the requested oversubscription."
         )
-    return replace(
+    return _shape(
         base,
         tiers=3,
         group_servers=group_servers,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from planner.engine.catalog import (
@@ -23,7 +24,7 @@ from planner.engine.catalog import (
 )
 from planner.engine.design import PlaneShape
 from planner.engine.errors import MediaUnavailable
-from planner.engine.ports import SwitchModel, ways
+from planner.engine.ports import SwitchModel, per_model, ways
 from planner.engine.request import Layout, LeafPlacement, MediaPolicy
 
 RACK_HEIGHT_M = 2.0  # usable cabling height of a 42U rack
@@ -43,6 +44,7 @@ class PortEnd(NamedTuple):
     ways: int  # logical links per physical port at this end
 
 
+@per_model
 def switch_end(model: SwitchModel, speed_gbps: int, fastest: bool) -> PortEnd:
     """The port group carrying `speed_gbps` links: downlinks sit on the slowest group that can,
     uplinks on the fastest (as `ports.leaf_capacity` allocates them)."""
@@ -163,28 +165,39 @@ def rail_server_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[t
     """Leaf cages facing servers in rail fabrics, by (run, lanes used): a cage of a k-way
     breakout serves k neighbouring servers of one rail."""
     cages: Counter[tuple[float, int]] = Counter()
-    ports = shape.ports_per_server * shape.fabric_planes
-    rail_dependent = layout.leaf_placement == LeafPlacement.TOR
-    spr = layout.servers_per_rack
+    rails = shape.ports_per_server * shape.fabric_planes
     for group in shape.leaf_groups:
-        if not rail_dependent:
-            # Off-rack leaves: the run depends on the rack only, so compute it once per rack.
-            racks = math.ceil(group.servers / spr)
-            by_rack = [rail_run_m(layout, group.servers, rack * spr, 0) for rack in range(racks)]
-        per_cage = group.count * ports
-        for cage in range(math.ceil(group.servers / ways)):
-            first = cage * ways
-            lanes = min(ways, group.servers - first)
-            if rail_dependent:
-                for rail in range(ports):
-                    cages[(cage_run_m(layout, group.servers, cage, ways, rail), lanes)] += (
-                        group.count
-                    )
-            else:
-                low, high = first // spr, (first + lanes - 1) // spr
-                run = by_rack[low] if low == high else max(by_rack[low : high + 1])
-                cages[(run, lanes)] += per_cage
+        for unit, count in _unit_cages(layout, group.servers, ways, rails):
+            cages[unit] += count * group.count
     return cages
+
+
+@lru_cache(maxsize=1024)
+def _unit_cages(
+    layout: Layout, servers: int, ways: int, rails: int
+) -> tuple[tuple[tuple[float, int], int], ...]:
+    """The server-facing cages of one scalable unit of `servers`, over all its rails, by (run,
+    lanes used). Pure geometry of one unit, so it is computed once per layout and unit size."""
+    cages: Counter[tuple[float, int]] = Counter()
+    spr = layout.servers_per_rack
+    if layout.leaf_placement == LeafPlacement.TOR:
+        # Rail leaves sit in the unit's racks in turn, so each rail has its own runs.
+        for cage in range(math.ceil(servers / ways)):
+            lanes = min(ways, servers - cage * ways)
+            for rail in range(rails):
+                cages[(cage_run_m(layout, servers, cage, ways, rail), lanes)] += 1
+        return tuple(cages.items())
+    # Off-rack leaves: the run depends on the rack only, the same for every rail.
+    by_rack = [
+        rail_run_m(layout, servers, rack * spr, 0) for rack in range(math.ceil(servers / spr))
+    ]
+    for cage in range(math.ceil(servers / ways)):
+        first = cage * ways
+        lanes = min(ways, servers - first)
+        low, high = first // spr, (first + lanes - 1) // spr
+        run = by_rack[low] if low == high else max(by_rack[low : high + 1])
+        cages[(run, lanes)] += rails
+    return tuple(cages.items())
 
 
 def leaf_spine_run_m(shape: PlaneShape, layout: Layout, group_servers: int, leaf: int) -> float:
@@ -211,10 +224,19 @@ def spine_core_run_m(layout: Layout) -> float:
 def leaf_spine_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     """Links per cable run between leaves and spines (all fabric planes)."""
     runs: Counter[float] = Counter()
+    per_leaf = shape.leaf_uplinks * shape.fabric_planes
+    rail_racks = layout.leaf_placement == LeafPlacement.TOR and shape.style in (
+        "rail",
+        "rail-plane",
+    )
     for group in shape.leaf_groups:
+        if not rail_racks:  # every leaf of the unit sits at the same distance from the spines
+            run = leaf_spine_run_m(shape, layout, group.servers, 0)
+            runs[run] += group.count * group.leaves * per_leaf
+            continue
         for leaf in range(group.leaves):
             run = leaf_spine_run_m(shape, layout, group.servers, leaf)
-            runs[run] += group.count * shape.leaf_uplinks * shape.fabric_planes
+            runs[run] += group.count * per_leaf
     return runs
 
 
@@ -237,6 +259,18 @@ class MediaChoice:
     transceiver_b: TransceiverSpec | None = None
     links_per_transceiver_a: int = 1
     links_per_transceiver_b: int = 1
+
+    @cached_property
+    def group_key(self) -> tuple[object, ...]:
+        """What makes links one group in the design: same media, stock length, cable and
+        optics. Cached: the selector hands out the same choice for every run it fits."""
+        return (
+            self.media,
+            self.length_m,
+            self.cable.sku,
+            self.transceiver_a.sku if self.transceiver_a else None,
+            self.transceiver_b.sku if self.transceiver_b else None,
+        )
 
 
 def _allowed(policy: MediaPolicy, speed_gbps: int) -> tuple[MediaKind, ...]:

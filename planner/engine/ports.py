@@ -3,9 +3,12 @@ broken out, whether the switch comes from the catalog or from an inline `PORTSxS
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import Concatenate, ParamSpec, TypeVar, cast
 
 from planner.engine.catalog import Breakout, FormFactor, Lifecycle, PortGroup, SwitchSpec
 
@@ -41,6 +44,9 @@ INLINE_FORM_FACTOR: dict[int, FormFactor] = {
 INLINE_WATTS_PER_TBPS = 45
 INLINE_BASE_W = 200
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 
 @dataclass(frozen=True, kw_only=True)
 class SwitchModel:
@@ -54,36 +60,82 @@ class SwitchModel:
     rack_units: int
     lifecycle: Lifecycle = Lifecycle.AVAILABLE
 
-    @property
+    @cached_property
+    def derived(self) -> dict[Hashable, object]:
+        """What sizing derives from this model's ports, keyed by question (see `per_model`).
+        A plain dict in the instance, not an lru_cache keyed by the model: hashing a model walks
+        every port group and breakout, which cost more than most of the answers."""
+        return {}
+
+    @cached_property
     def physical_ports(self) -> int:
         return sum(group.count for group in self.port_groups)
 
-    @property
+    @cached_property
     def max_speed_gbps(self) -> int:
         return max(group.speed_gbps for group in self.port_groups)
 
     def speeds_gbps(self) -> tuple[int, ...]:
         """Every logical port speed this switch can run, fastest first."""
-        speeds = {g.speed_gbps for g in self.port_groups}
-        speeds.update(b.speed_gbps for g in self.port_groups for b in g.breakouts)
-        return tuple(sorted(speeds, reverse=True))
+        return _speeds_gbps(self)
 
     def logical_ports(self, speed_gbps: int) -> int:
-        return _logical_ports(self.port_groups, speed_gbps)
+        return _logical_ports(self, speed_gbps)
 
     def breakout_label(self, speed_gbps: int) -> str:
         """How ports run at `speed_gbps`: "" when native, else e.g. "2x400G" (first group that
         needs a breakout to reach it)."""
-        for group in self.port_groups:
-            if group.speed_gbps == speed_gbps:
-                return ""
-        for group in self.port_groups:
-            for breakout in group.breakouts:
-                if breakout.speed_gbps == speed_gbps:
-                    if breakout.ways == 1:
-                        return f"{group.speed_gbps}G port at {speed_gbps}G"
-                    return f"{breakout.ways}x{speed_gbps}G"
-        return ""
+        return _breakout_label(self, speed_gbps)
+
+
+def per_model(
+    function: Callable[Concatenate[SwitchModel, _P], _R],
+) -> Callable[Concatenate[SwitchModel, _P], _R]:
+    """Memoise a pure function of a switch model (and hashable arguments) on the model itself.
+
+    Models are immutable and a request reuses a few of them many times, so port arithmetic is
+    done once per model and question; the cost of sizing then stays flat as tiers are added."""
+
+    # The name, not the function, keys the memo, so a model with its memo still pickles.
+    name = f"{function.__module__}.{function.__qualname__}"
+
+    def memoised(model: SwitchModel, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        key = (name, *args, *kwargs.items()) if kwargs else (name, *args)
+        store = model.derived
+        try:
+            return cast(_R, store[key])
+        except KeyError:
+            value = store[key] = function(model, *args, **kwargs)
+            return value
+
+    functools.update_wrapper(memoised, function)
+    return memoised
+
+
+@per_model
+def _speeds_gbps(model: SwitchModel) -> tuple[int, ...]:
+    speeds = {g.speed_gbps for g in model.port_groups}
+    speeds.update(b.speed_gbps for g in model.port_groups for b in g.breakouts)
+    return tuple(sorted(speeds, reverse=True))
+
+
+@per_model
+def _logical_ports(model: SwitchModel, speed_gbps: int) -> int:
+    return sum(group.count * ways(group, speed_gbps) for group in model.port_groups)
+
+
+@per_model
+def _breakout_label(model: SwitchModel, speed_gbps: int) -> str:
+    for group in model.port_groups:
+        if group.speed_gbps == speed_gbps:
+            return ""
+    for group in model.port_groups:
+        for breakout in group.breakouts:
+            if breakout.speed_gbps == speed_gbps:
+                if breakout.ways == 1:
+                    return f"{group.speed_gbps}G port at {speed_gbps}G"
+                return f"{breakout.ways}x{speed_gbps}G"
+    return ""
 
 
 @lru_cache(maxsize=4096)
@@ -94,12 +146,6 @@ def ways(group: PortGroup, speed_gbps: int) -> int:
     return max((b.ways for b in group.breakouts if b.speed_gbps == speed_gbps), default=0)
 
 
-@lru_cache(maxsize=4096)
-def _logical_ports(port_groups: tuple[PortGroup, ...], speed_gbps: int) -> int:
-    # Port groups are immutable catalog data, so their logical capacity per speed is memoised.
-    return sum(group.count * ways(group, speed_gbps) for group in port_groups)
-
-
 def parse_inline(text: str) -> tuple[int, int] | None:
     match = INLINE_SPEC.match(text)
     if match is None:
@@ -107,6 +153,9 @@ def parse_inline(text: str) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
+# Models are immutable and carry their memo of port arithmetic (`per_model`), so requests that
+# name the same switch share one model and find that arithmetic done.
+@lru_cache(maxsize=256)
 def inline_model(ports: int, speed_gbps: int) -> SwitchModel:
     capacity_tbps = ports * speed_gbps / 1000
     group = PortGroup(
@@ -125,6 +174,7 @@ def inline_model(ports: int, speed_gbps: int) -> SwitchModel:
     )
 
 
+@lru_cache(maxsize=256)
 def catalog_model(spec: SwitchSpec) -> SwitchModel:
     return SwitchModel(
         label=spec.sku,
@@ -147,6 +197,7 @@ class LeafAllocation:
     physical_up: int
 
 
+@per_model
 def leaf_capacity(
     model: SwitchModel, down_gbps: int, up_gbps: int | None, downlinks: int
 ) -> tuple[int, int] | None:

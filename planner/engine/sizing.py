@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -186,7 +185,7 @@ def _link_groups(
     plane: str,
     a: str,
     b: str,
-    units: Counter[tuple[float, int]],
+    units: Mapping[tuple[float, int], int],
     speed: int,
     end_a: PortEnd,
     end_b: PortEnd,
@@ -195,30 +194,24 @@ def _link_groups(
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
     """Link groups with the computed runs each one carries. `units` counts cages by (run, links
     used in the cage); a cable that carries several links serves one cage."""
-    chosen: dict[tuple[object, ...], MediaChoice] = {}
-    counts: Counter[tuple[object, ...]] = Counter()
-    cables: Counter[tuple[object, ...]] = Counter()
-    run_keys: dict[tuple[object, ...], list[float]] = {}
+    link = f"{plane} {a}-{b}"
+    # Runs that round up to the same stock cable and optics form one group.
+    merged: dict[tuple[object, ...], tuple[MediaChoice, list[int], list[float]]] = {}
     for length, lanes in sorted(units):
         cages = units[(length, lanes)]
         if cages == 0:
             continue
-        choice = selector.choose(f"{plane} {a}-{b}", speed, length, end_a, end_b, shared)
-        key: tuple[object, ...] = (
-            choice.media,
-            choice.length_m,
-            choice.cable.sku,
-            choice.transceiver_a.sku if choice.transceiver_a else None,
-            choice.transceiver_b.sku if choice.transceiver_b else None,
-        )
-        if length not in run_keys.get(key, []):
-            run_keys.setdefault(key, []).append(length)
-        chosen.setdefault(key, choice)
-        counts[key] += cages * lanes
-        cables[key] += cages if choice.links_per_cable > 1 else cages * lanes
+        choice = selector.choose(link, speed, length, end_a, end_b, shared)
+        entry = merged.get(choice.group_key)
+        if entry is None:
+            entry = merged[choice.group_key] = (choice, [0, 0], [])
+        counts, runs = entry[1], entry[2]
+        counts[0] += cages * lanes
+        counts[1] += cages if choice.links_per_cable > 1 else cages * lanes
+        if length not in runs:
+            runs.append(length)
     groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
-    for group_key, choice in chosen.items():
-        links = counts[group_key]
+    for choice, (links, cables), runs in merged.values():
         transceivers = 0
         if choice.transceiver_a is not None:
             # The fat end is the lower tier's port: a switch end for leaf-spine and spine-core,
@@ -235,7 +228,7 @@ def _link_groups(
             media=choice.media,
             length_m=choice.length_m,
             cable_sku=choice.cable.sku,
-            cables=cables[group_key],
+            cables=cables,
             links_per_cable=choice.links_per_cable,
             transceiver_sku_a=choice.transceiver_b.sku if choice.transceiver_b else None,
             transceiver_sku_b=choice.transceiver_a.sku if choice.transceiver_a else None,
@@ -243,18 +236,20 @@ def _link_groups(
             links_per_transceiver_a=choice.links_per_transceiver_b,
             links_per_transceiver_b=choice.links_per_transceiver_a,
         )
-        groups.append((group, tuple(run_keys[group_key])))
-    return sorted(groups, key=lambda g: (g[0].length_m, g[0].media.value, g[0].cable_sku))
+        groups.append((group, tuple(runs)))
+    if len(groups) > 1:
+        groups.sort(key=lambda g: (g[0].length_m, g[0].media.value, g[0].cable_sku))
+    return groups
 
 
-def _single(runs: Counter[float]) -> Counter[tuple[float, int]]:
+def _single(runs: Mapping[float, int]) -> dict[tuple[float, int], int]:
     """Links counted one per unit (no cable shared between links)."""
     return _per_cage(runs, 1)
 
 
-def _per_cage(runs: Counter[float], ways: int) -> Counter[tuple[float, int]]:
+def _per_cage(runs: Mapping[float, int], ways: int) -> dict[tuple[float, int], int]:
     """Switch-to-switch links as full cages of `ways` lanes (uplinks fill whole cages)."""
-    return Counter({(run, ways): links // ways for run, links in runs.items()})
+    return {(run, ways): links // ways for run, links in runs.items()}
 
 
 def _plane(
@@ -271,6 +266,7 @@ def _plane(
     leaf_down = switch_end(models.leaf, nic, fastest=False)
     a_name = "endpoint" if shape.style == "packed" else "server"
     # Media is chosen with the upper tier's port as end `a` (the fat end of a breakout).
+    units: Mapping[tuple[float, int], int]
     if rail_style(shape):
         units = rail_server_cages(shape, layout, leaf_down.ways)
         shared = True
@@ -305,13 +301,14 @@ def _plane(
         )  # fmt: skip
     links = [group for group, _ in with_runs]
     runs = tuple(
-        RunMedia(a=group.a, b=group.b, run_m=run, link_index=index)
+        RunMedia(group.a, group.b, run, index)
         for index, (group, carried) in enumerate(with_runs)
         for run in carried
     )
-    lengths: Counter[tuple[str, str, float]] = Counter()
+    lengths: dict[tuple[str, str, float], int] = {}
     for group in links:
-        lengths[(group.a, group.b, group.length_m)] += group.links
+        key = (group.a, group.b, group.length_m)
+        lengths[key] = lengths.get(key, 0) + group.links
     per_server = shape.ports_per_server * shape.fabric_planes * nic
     return PlaneDesign(
         name=models.name,
@@ -362,9 +359,23 @@ def _plane_models(plane: PlaneRequest) -> _PlaneModels:
     )
 
 
+@dataclass(kw_only=True)
+class _BomEntry:
+    sku: str
+    description: str
+    quantity: int
+    power_each: float
+    rack_units_each: int
+    category: str
+
+
+_CATEGORY_ORDER = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3}
+_PLANE_ORDER = {"compute": 0, "storage": 1, "frontend": 2, "oob": 3}
+
+
 class _Bom:
     def __init__(self) -> None:
-        self.lines: dict[tuple[str, str, str], list[object]] = {}
+        self.lines: dict[tuple[str, str, str], _BomEntry] = {}
 
     def add(
         self,
@@ -381,36 +392,48 @@ class _Bom:
         if quantity <= 0:
             return
         key = (plane, tier, sku)
-        if key in self.lines:
-            entry = self.lines[key]
-            entry[2] = int(str(entry[2])) + quantity
+        entry = self.lines.get(key)
+        if entry is not None:
+            entry.quantity += quantity
         else:
-            self.lines[key] = [
-                sku, description, quantity, power_each, rack_units_each, category,
-            ]  # fmt: skip
+            self.lines[key] = _BomEntry(
+                sku=sku,
+                description=description,
+                quantity=quantity,
+                power_each=power_each,
+                rack_units_each=rack_units_each,
+                category=category,
+            )
 
-    def build(self) -> tuple[BomLine, ...]:
-        order = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3}
+    def build(self, catalog: CatalogSnapshot) -> tuple[BomLine, ...]:
+        """The lines, with names and power of catalog items filled in (transceivers and cables
+        were added by SKU alone)."""
+        items = catalog.by_sku()
         out = []
-        for (plane, tier, _), entry in self.lines.items():
-            sku, description, quantity, power_each, ru_each, category = entry
-            qty = int(str(quantity))
+        for (plane, tier, sku), entry in self.lines.items():
+            description, power_each = entry.description, entry.power_each
+            item = items.get(sku)
+            if item is not None and entry.category not in ("switch", "nic"):
+                description = item.name
+                power_each = float(getattr(item, "power_w", 0.0))
             out.append(
                 BomLine(
-                    sku=str(sku),
-                    description=str(description),
-                    quantity=qty,
-                    power_w=round(float(str(power_each)) * qty),
-                    rack_units=int(str(ru_each)) * qty,
+                    sku=sku,
+                    description=description,
+                    quantity=entry.quantity,
+                    power_w=round(power_each * entry.quantity),
+                    rack_units=entry.rack_units_each * entry.quantity,
                     plane=plane,
                     tier=tier,
-                    category=str(category),
+                    category=entry.category,
                 )
             )
-        planes = {"compute": 0, "storage": 1, "frontend": 2, "oob": 3}
-        return tuple(
-            sorted(out, key=lambda b: (planes.get(b.plane, 9), order[b.category], b.tier, b.sku))
-        )
+        out.sort(
+            key=lambda b: (
+                _PLANE_ORDER.get(b.plane, 9), _CATEGORY_ORDER[b.category], b.tier, b.sku
+            )
+        )  # fmt: skip
+        return tuple(out)
 
 
 def _bom_for_plane(
@@ -469,20 +492,6 @@ def _bom_for_plane(
             tier=pair,
             category="cable",
         )
-
-
-def _describe(bom: tuple[BomLine, ...], catalog: CatalogSnapshot) -> tuple[BomLine, ...]:
-    """Fill names and power of catalog items (transceivers and cables were added by SKU)."""
-    items = catalog.by_sku()
-    out = []
-    for line in bom:
-        item = items.get(line.sku)
-        if item is None or line.category in ("switch", "nic"):
-            out.append(line)
-            continue
-        power = float(getattr(item, "power_w", 0.0))
-        out.append(replace(line, description=item.name, power_w=round(power * line.quantity)))
-    return tuple(out)
 
 
 def _warnings(
@@ -686,7 +695,7 @@ def _size(
         plane_request = getattr(request, plane.name, None) if plane.name != "compute" else None
         ports = plane_request.ports if isinstance(plane_request, PlaneRequest) else request.rails
         _bom_for_plane(bom_builder, plane, models[plane.name], servers, ports)
-    bom = _describe(bom_builder.build(), catalog)
+    bom = bom_builder.build(catalog)
     power = sum(line.power_w for line in bom)
     rack_power = _rack_power(design_planes, bom, request)
     cost = None
