@@ -12,4 +12,5 @@ RUN DJANGO_SETTINGS_MODULE=config.settings.local python manage.py collectstatic 
  && useradd --system --home /app app && mkdir -p /app/var /app/media && chown -R app /app/var /app/media
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+# Workers, worker class and logging: gunicorn.conf.py.
+CMD ["gunicorn", "config.wsgi:application"]

@@ -141,15 +141,13 @@ def run() -> list[tuple]:
     }
     env.pop("REDIS_URL", None)
     token = _prepare(env)
-    # Production runs gunicorn the same way (docker-compose's web service): processes, no threads,
-    # because sizing is CPU-bound and threads would only contend for the GIL.
-    workers = os.environ.get("BENCH_WORKERS", str((os.cpu_count() or 2) + 1))
-    threads = os.environ.get("BENCH_THREADS", "1")
+    # gunicorn reads gunicorn.conf.py from ROOT, as in the Dockerfile and docker-compose; only
+    # the address and the access log (a line per request, the load's own cost) differ here.
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application",
-         "--bind", f"127.0.0.1:{port}", "--workers", workers, "--worker-class", "gthread",
-         "--threads", threads, "--keep-alive", "30", "--log-level", "warning"],
-        cwd=ROOT, env=env, start_new_session=True,
+         "--log-level", "warning"],
+        cwd=ROOT, env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": ""},
+        start_new_session=True,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30

@@ -6,6 +6,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from core.api import ShallowFieldCopies
 from planner.engine.request import Fabric, LeafPlacement, MediaPolicy
 from planner.models import Design, Scenario
 from quotes.models import Customer
@@ -25,7 +26,7 @@ REQUEST_EXAMPLE = {
 }
 
 
-class PlaneSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class PlaneSerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
     nic_speed = serializers.IntegerField(required=False, min_value=1, help_text="Gbps per port")
     ports = serializers.IntegerField(required=False, min_value=1, help_text="ports per server")
     nic = serializers.CharField(required=False, help_text="catalog NIC SKU")
@@ -36,7 +37,7 @@ class PlaneSerializer(serializers.Serializer):  # type: ignore[type-arg]
     storage_node_ports = serializers.IntegerField(required=False, min_value=0)
 
 
-class DesignRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DesignRequestSerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
     """The same fields as `manage.py size` (CLI option names with underscores)."""
 
     gpus = serializers.IntegerField(help_text=_("Number of GPUs in the cluster."))

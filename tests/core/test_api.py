@@ -97,3 +97,20 @@ def test_revocation_takes_effect_at_once_despite_the_token_cache(engineer):
 
     api_token_revoke(token=token)
     assert client.get(ME).status_code == 401
+
+
+def test_shallow_field_copies_keep_serializer_instances_independent():
+    from planner.serializers import DesignRequestSerializer
+
+    bad = DesignRequestSerializer(data={"gpus": "many", "storage": {"ports": 0}})
+    good = DesignRequestSerializer(data={"gpus": 8, "storage": {"ports": 2}})
+    assert not bad.is_valid()
+    assert good.is_valid(), good.errors
+    assert set(bad.errors) == {"gpus", "storage"}
+    assert good.validated_data["storage"] == {"ports": 2}
+    for name in ("gpus", "storage"):
+        assert bad.fields[name] is not good.fields[name]
+        assert bad.fields[name].parent is bad
+        assert good.fields[name].parent is good
+        # The class's declared field is the template: never bound, so never shared state.
+        assert DesignRequestSerializer._declared_fields[name].parent is None

@@ -58,3 +58,26 @@ def test_docker_compose_describes_the_five_services_with_the_same_settings():
     assert "-Q documents" in services["documents"]["command"]
     assert "celery -A config beat" in services["beat"]["command"]
     assert "gunicorn config.wsgi:application" in services["web"]["command"]
+
+
+def test_gunicorn_runs_sync_workers_from_its_config_file_everywhere():
+    # The Dockerfile, docker-compose and bench.api start gunicorn with no worker options, so
+    # gunicorn.conf.py (read from the working directory) decides for all three.
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("gunicorn")), "--print-config",
+         "config.wsgi:application"],
+        cwd=ROOT, env={**os.environ, "WEB_CONCURRENCY": "5"}, capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    config = {
+        line.split("=", 1)[0].strip(): line.split("=", 1)[1].strip()
+        for line in result.stdout.splitlines()
+        if "=" in line
+    }
+    assert config["worker_class"] == "sync"
+    assert config["workers"] == "5"
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for command in (compose["services"]["web"]["command"], dockerfile):
+        assert "--workers" not in command
+        assert "--worker-class" not in command

@@ -1,0 +1,15 @@
+"""gunicorn settings, read from the working directory wherever the web app runs under gunicorn:
+the Dockerfile, docker-compose's web service and `make bench` (bench.api), so the benchmark
+measures the server as deployed."""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
+# Sizing is CPU-bound, so processes, not threads. Sync workers take one connection at a time
+# from the shared listening socket, so requests go to whichever process is idle; with keep-alive
+# workers, connections stay pinned to one busy process and bench.api's p95 was twice as long.
+worker_class = "sync"
+timeout = 60
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
