@@ -349,6 +349,23 @@ class MediaSelector:
         if rule.max_reach_m < length:
             limits.append(f"{media.value.upper()} reaches {rule.max_reach_m:g} m")
             return None
+        if media == MediaKind.UTP:
+            # Twisted pair is rated by category, not by link speed: a Cat6A cord (10GBASE-T)
+            # also carries 1000BASE-T, so any cord rated at the link speed or above will do.
+            cord = self._shortest(
+                lambda c: (
+                    c.media == MediaKind.UTP and c.speed_gbps >= speed and c.breakout_ways == 1
+                ),
+                length,
+            )
+            if cord is not None:
+                return MediaChoice(
+                    media=media, length_m=cord.length_m, cable=cord, links_per_cable=1
+                )
+            limits.append(
+                f"no UTP cable rated {speed}G or more of {length:g} m or more in the catalog"
+            )
+            return None
         # A cable whose fat end carries several links (a breakout splitter, or a twin-port
         # cable between two broken-out cages) counts once for all of them.
         shapes: list[tuple[int, int, int]] = []  # (cable speed, cable breakout ways, links)

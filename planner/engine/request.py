@@ -137,10 +137,11 @@ PLANE_FIELDS = frozenset(
 )  # fmt: skip
 PLANE_DEFAULTS: dict[str, dict[str, Any]] = {
     # Storage tolerates 3:1 (planes chapter 6.2.2: "1:3 or 1:4"); frontend is light (6.2.3);
-    # out-of-band is one 1G BMC port per server (6.3.2).
+    # out-of-band is one 1G BMC port per server on "a simple, low-cost star or tree" of cheap
+    # management switches (6.3.2): a 48-port switch with 44 ports down and 4 up is 11:1.
     "storage": {"nic_speed": 200, "ports": 2, "oversubscription": 3},
     "frontend": {"nic_speed": 100, "ports": 2, "oversubscription": 2},
-    "oob": {"nic_speed": 1, "ports": 1, "oversubscription": 1},
+    "oob": {"nic_speed": 1, "ports": 1, "oversubscription": 11},
 }
 
 

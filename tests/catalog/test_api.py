@@ -41,7 +41,7 @@ def test_anonymous_is_refused(seeded, client):
 def test_engineer_lists_and_filters(seeded, seed_data, engineer_client):
     response = engineer_client.get(LIST, {"limit": 100})
     assert response.status_code == 200
-    assert len(response.json()["results"]) == len(seed_data["products"])  # 88 < limit 100
+    assert len(response.json()["results"]) == len(seed_data["products"])  # 93 < limit 100
 
     switches = engineer_client.get(LIST, {"category": "switch"}).json()
     expected = {p["sku"] for p in seed_data["products"] if p["category"] == "switch"}

@@ -205,3 +205,34 @@ def test_unit_price_prefers_contract_then_tier_then_list(seeded, seed_data, role
     )
     contract = unit_price(product, quantity=tier["min_quantity"], customer=customer)
     assert (contract.source, contract.amount) == ("contract", Decimal("99.00"))
+
+
+def test_the_seed_catalog_sizes_every_plane_with_its_defaults(seed_data):
+    # What the wizard does when an engineer ticks the storage, frontend and OOB boxes: each plane
+    # with the engine's defaults must find media in the catalog EZMAX ships, not fail.
+    from planner.engine.request import parse_request
+    from planner.engine.sizing import size
+
+    catalog = snapshot_from_seed(seed_data)
+    request = parse_request(
+        {"gpus": 1024, "nic_speed": 400, "fabric": "rail", "leaf": "64x400",
+         "storage": {"storage_nodes": 8}, "frontend": {}, "oob": {}},
+        catalog,
+    )  # fmt: skip
+    design = size(request, catalog)
+    planes = {plane.name: plane for plane in design.planes}
+    assert set(planes) == {"compute", "storage", "frontend", "oob"}
+    for plane in planes.values():
+        assert plane.links, plane.name
+        for group in plane.links:
+            assert group.cable_sku in catalog.by_sku(), (plane.name, group.cable_sku)
+    # OOB: one BMC port per server (1,024 / 8 = 128), a management port per compute, storage
+    # and frontend switch, and one per storage node, all at 1G over the Cat6A cords.
+    oob = planes["oob"]
+    switches = sum(t.count for p in design.planes if p.name != "oob" for t in p.tiers)
+    assert oob.shape.servers == 128 + switches + 8
+    assert {group.media.value for group in oob.links} == {"utp"}
+    # The default 11:1 on 48-port 1G switches: 44 ports down and 4 up (44 / 4 = 11).
+    leaf = oob.tier("leaf")
+    assert leaf is not None
+    assert (leaf.downlinks, leaf.uplinks) == (44, 4)

@@ -136,3 +136,47 @@ def test_topology_outline_is_small() -> None:
     assert [row.tier for row in outline.rows] == ["servers", "leaf", "spine", "core"]
     assert all(len(row.boxes) <= 8 for row in outline.rows)
     assert outline.bundles
+
+
+def _with_utp_rated(speed_gbps: int):
+    """The test catalog with its twisted-pair cords re-rated (Cat6A is sold as a 10G cord)."""
+    from dataclasses import replace
+
+    from planner.engine.catalog import MediaKind, MediaRule
+
+    cables = tuple(
+        replace(c, speed_gbps=speed_gbps) if c.media == MediaKind.UTP else c for c in CATALOG.cables
+    )
+    # 10GBASE-T reaches 100 m over Cat6A (IEEE 802.3an), as 1000BASE-T does over Cat5e.
+    rules = (*CATALOG.media_rules, MediaRule(speed_gbps=10, media=MediaKind.UTP, max_reach_m=100))
+    return replace(CATALOG, cables=cables, media_rules=rules, version=f"utp-{speed_gbps}")
+
+
+def test_a_10g_rated_twisted_pair_cord_carries_1g_management_links() -> None:
+    # Cat6A is specified for 10GBASE-T and also carries 1000BASE-T (IEEE 802.3ab/an): the 1G
+    # BMC links of the OOB plane must find the 10G-rated cords, as the seed catalog sells them.
+    catalog = _with_utp_rated(10)
+    design = size(parse_request({"gpus": 256, "leaf": "64x400", "oob": {}}, catalog), catalog)
+    oob = next(plane for plane in design.planes if plane.name == "oob")
+    assert oob.links
+    assert {group.media.value for group in oob.links} == {"utp"}
+    assert all(group.cable_sku.startswith("EZ-CAT6A-") for group in oob.links)
+
+
+def test_a_1g_cord_does_not_carry_10g_links() -> None:
+    from planner.engine.catalog import FormFactor
+    from planner.engine.media import MediaSelector, PortEnd
+    from planner.engine.request import MediaPolicy
+
+    rj45 = PortEnd(form_factor=FormFactor.RJ45, native_gbps=10, ways=1)
+    # Twisted pair comes first for links of 10G and below; a 1G-rated cord is passed over and
+    # the 10G link falls through to the next copper media, DAC.
+    choice = MediaSelector(_with_utp_rated(1), MediaPolicy.COPPER).choose(
+        "oob endpoint-leaf", 10, 2.5, rj45, rj45
+    )
+    assert choice.media.value == "dac"
+    choice = MediaSelector(_with_utp_rated(10), MediaPolicy.COPPER).choose(
+        "oob endpoint-leaf", 10, 2.5, rj45, rj45
+    )
+    assert choice.media.value == "utp"
+    assert choice.length_m == 3.0  # the shortest stock cord reaching 2.5 m (catalogs.py)
