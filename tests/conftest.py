@@ -213,6 +213,20 @@ CHROMIUM_ARGS = [
 ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "test-artifacts")
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    # While Playwright's sync API runs, ORM calls in a test body get database connections of
+    # their own, which no fixture can close; left open, they keep PostgreSQL from dropping the
+    # test database at the end of the run. Close them where they were opened.
+    try:
+        return (yield)
+    finally:
+        if "browser" in getattr(item, "fixturenames", ()):
+            from django.db import connections
+
+            connections.close_all()
+
+
 @pytest.fixture
 def browser(chromium_required, monkeypatch):
     # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
