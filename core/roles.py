@@ -54,6 +54,9 @@ QUOTE_WORK = (
     "quotes.view_customer",
     "quotes.add_customer",
     "quotes.change_customer",
+    "quotes.view_opportunity",
+    "quotes.add_opportunity",
+    "quotes.change_opportunity",
 )
 QUOTE_MANAGE = ("quotes.approve_quote", "quotes.view_margin")
 

@@ -31,7 +31,7 @@ class CustomerAdmin(admin.ModelAdmin):
 
 @admin.register(Opportunity)
 class OpportunityAdmin(admin.ModelAdmin):
-    list_display = ["name", "customer", "owner", "external_id", "created_at"]
+    list_display = ["name", "customer", "owner", "external_source", "external_id", "created_at"]
     search_fields = ["name", "external_id", "customer__name_en"]
 
 

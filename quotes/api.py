@@ -1,6 +1,7 @@
-"""Quotes and customers over REST (/api/v1/quotes/, /api/v1/customers/). Visibility is the UI's
-(`quotes.selectors`): someone else's quote is a 404. Refusals are DomainErrors, answered as
-problem+json by `core.api.problem_exception_handler` (409 for a transition not allowed now)."""
+"""Quotes, customers and opportunities over REST (/api/v1/quotes/, /customers/, /opportunities/).
+Visibility is the UI's (`quotes.selectors`): someone else's quote is a 404. Refusals are
+DomainErrors, answered as problem+json by `core.api.problem_exception_handler` (409 for a
+transition not allowed now)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ from rest_framework.response import Response
 from config.api_urls import router
 from core.authentication import ModelPermissions, TokenScopePermission
 from quotes import selectors, services
-from quotes.filters import QuoteFilter
+from quotes.filters import OpportunityFilter, QuoteFilter
 from quotes.models import Customer, Opportunity, Quote, QuoteRevision
 from quotes.serializers import (
     CustomerSerializer,
     CustomerUpsertSerializer,
+    OpportunitySerializer,
+    OpportunityUpsertSerializer,
     QuoteCreateSerializer,
     QuoteSerializer,
     RejectSerializer,
@@ -249,5 +252,56 @@ class CustomerViewSet(
         )
 
 
+@extend_schema_view(
+    list=extend_schema(summary="Opportunities of the customers the caller sees"),
+    retrieve=extend_schema(summary="One opportunity"),
+)
+class OpportunityViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,  # type: ignore[type-arg]
+):
+    """CRM deals. A quote names one (`opportunity` on POST /quotes/) so the CRM can find the
+    quotes of a deal."""
+
+    serializer_class = OpportunitySerializer
+    filterset_class = OpportunityFilter
+    permission_classes = [TokenScopePermission, ModelPermissions]
+
+    def get_queryset(self) -> QuerySet[Opportunity]:
+        return selectors.opportunities_visible_to(self.request.user).order_by("-pk")
+
+    @extend_schema(
+        summary="Create or update an opportunity by its CRM id (201 created, 200 updated)",
+        request=OpportunityUpsertSerializer,
+        parameters=[
+            OpenApiParameter("source", str, OpenApiParameter.PATH, description="CRM name"),
+            OpenApiParameter("external_id", str, OpenApiParameter.PATH, description="CRM id"),
+        ],
+        responses={200: OpportunitySerializer, 201: OpportunitySerializer, **ACTION_ERRORS},
+    )
+    @action(
+        detail=False,
+        methods=["put"],
+        url_path=r"by-external-id/(?P<source>[^/]+)/(?P<external_id>[^/]+)",
+        url_name="by-external-id",
+    )
+    def by_external_id(self, request: Request, source: str, external_id: str) -> Response:
+        data = OpportunityUpsertSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        opportunity, created = services.opportunity_upsert_by_external_id(
+            user=request.user,
+            source=source,
+            external_id=external_id,
+            customer_id=data.validated_data["customer"],
+            name=data.validated_data["name"],
+        )
+        return Response(
+            OpportunitySerializer(opportunity).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
 router.register("quotes", QuoteViewSet, basename="quote")
+router.register("opportunities", OpportunityViewSet, basename="opportunity")
 router.register("customers", CustomerViewSet, basename="customer")

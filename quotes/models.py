@@ -59,12 +59,14 @@ class Contact(models.Model):
 
 
 class Opportunity(models.Model):
-    """A sales opportunity (a deal in the CRM) a customer's quotes belong to."""
+    """A sales opportunity (a deal in the CRM) a customer's quotes belong to. `external_source` +
+    `external_id` identify it in the CRM, as for customers."""
 
     customer = models.ForeignKey(
         Customer, on_delete=models.PROTECT, related_name="opportunities", verbose_name=_("customer")
     )
     name = models.CharField(_("name"), max_length=200)
+    external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
     external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -80,6 +82,13 @@ class Opportunity(models.Model):
         verbose_name = _("opportunity")
         verbose_name_plural = _("opportunities")
         ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["external_source", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="opportunity_unique_external_id",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -20,6 +20,7 @@ from quotes.models import (
     DocumentKind,
     DocumentStatus,
     LineKind,
+    Opportunity,
     Quote,
     QuoteLine,
     QuoteRevision,
@@ -62,6 +63,13 @@ def customers_visible_to(user: User) -> QuerySet[Customer]:
         return customers
     team = user_team(user)
     return customers.filter(team=team) if team else customers.none()
+
+
+def opportunities_visible_to(user: User) -> QuerySet[Opportunity]:
+    """Opportunities of the customers the user sees."""
+    return Opportunity.objects.select_related("customer", "owner").filter(
+        customer__in=customers_visible_to(user)
+    )
 
 
 def revisions_of(quote: Quote) -> QuerySet[QuoteRevision]:

@@ -9,7 +9,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from catalog.models import Currency
-from quotes.models import Contact, Customer, Quote, QuoteLine, QuoteRevision
+from quotes.models import Contact, Customer, Opportunity, Quote, QuoteLine, QuoteRevision
 
 
 class ContactSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -45,6 +45,20 @@ class CustomerUpsertSerializer(serializers.Serializer):  # type: ignore[type-arg
     preferred_language = serializers.ChoiceField(
         choices=settings.LANGUAGES, required=False, allow_null=True, default=None
     )
+
+
+class OpportunitySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    owner = serializers.CharField(source="owner.username", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Opportunity
+        fields = ["id", "name", "customer", "external_source", "external_id", "owner", "created_at"]
+        read_only_fields = fields
+
+
+class OpportunityUpsertSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    customer = serializers.IntegerField(min_value=1, help_text="id of a customer you see")
+    name = serializers.CharField(max_length=200, min_length=1)
 
 
 class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]

@@ -40,7 +40,7 @@ from quotes.models import (
     ShareLink,
     ShareLinkView,
 )
-from quotes.selectors import SERVICES_PLANE, revision_priced
+from quotes.selectors import SERVICES_PLANE, customers_visible_to, revision_priced
 from quotes.signals import quote_status_changed
 
 logger = logging.getLogger(__name__)
@@ -71,6 +71,13 @@ class QuoteNotEditable(DomainError):
 class TransitionNotAllowed(DomainError):
     http_status = 409
     code = "transition_not_allowed"
+
+
+class CrmIdTaken(DomainError):
+    """A CRM id already names a record of another team: the CRM may not move it between teams."""
+
+    http_status = 409
+    code = "crm_id_taken"
 
 
 class ApprovalRequired(DomainError):
@@ -438,6 +445,61 @@ def customer_upsert_by_external_id(
 
 
 # --- Creating a quote -----------------------------------------------------------------------------
+
+
+def opportunity_upsert_by_external_id(
+    *,
+    user: Any,
+    source: str,
+    external_id: str,
+    customer_id: int,
+    name: str,
+) -> tuple[Opportunity, bool]:
+    """Create or update the opportunity the CRM knows as (source, external_id), for a customer
+    the caller sees. Returns (opportunity, created); a new one is owned by the caller."""
+    if not source or not external_id:
+        raise QuoteInvalid(_("Both the CRM source and its id are needed."))
+    if not name.strip():
+        raise QuoteInvalid(_("Enter the opportunity's name."), field="name")
+    customer = customers_visible_to(user).filter(pk=customer_id).first()
+    if customer is None:
+        raise QuoteInvalid(_("No such customer."), field="customer")
+    with transaction.atomic():
+        opportunity = (
+            Opportunity.objects.select_for_update()
+            .select_related("customer")
+            .filter(external_source=source, external_id=external_id)
+            .first()
+        )
+        if opportunity is None:
+            try:
+                with transaction.atomic():
+                    opportunity = Opportunity.objects.create(
+                        external_source=source,
+                        external_id=external_id,
+                        customer=customer,
+                        name=name,
+                        owner=user,
+                    )
+                return opportunity, True
+            except IntegrityError:
+                # Created concurrently by another request: update that one instead.
+                opportunity = (
+                    Opportunity.objects.select_for_update()
+                    .select_related("customer")
+                    .get(external_source=source, external_id=external_id)
+                )
+        if opportunity.customer.team_id != customer.team_id:
+            raise CrmIdTaken(_("This CRM id belongs to an opportunity of another team."))
+        if opportunity.customer_id != customer.pk and opportunity.quotes.exists():
+            # Its quotes were made for the first customer; moving it would misfile them.
+            raise QuoteInvalid(
+                _("This opportunity already has quotes for another customer."), field="customer"
+            )
+        opportunity.customer = customer
+        opportunity.name = name
+        opportunity.save(update_fields=["customer", "name"])
+        return opportunity, False
 
 
 def _bom_lines(result: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """Issue 8's end-to-end test, as the CRM would run it, against a real worker process: customer ->
-design -> quote -> approval -> send -> PDF request -> `document.ready` on a local webhook
-receiver with a valid signature -> download the PDF and read it back."""
+opportunity -> design -> quote for the opportunity -> approval -> send -> PDF request ->
+`document.ready` on a local webhook receiver with a valid signature -> download the PDF and read it
+back."""
 
 import io
 import json
@@ -91,12 +92,20 @@ def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
         # RA-11333, 1 SU: 32 servers x 8 rails on 64-port switches at 1:1 = 8 leaves, 4 spines.
         assert design.json()["result"]["switches"] == {"leaf": 8, "spine": 4}
 
-        quote = crm.post(
-            "/api/v1/quotes/",
-            {"design": design.json()["id"], "customer": customer.json()["id"]},
+        deal = crm.put(
+            "/api/v1/opportunities/by-external-id/hubspot/D-501/",
+            {"customer": customer.json()["id"], "name": "Acme training cluster"},
             format="json",
         )
+        assert deal.status_code == 201, deal.content
+        quote = crm.post(
+            "/api/v1/quotes/",
+            {"design": design.json()["id"], "customer": customer.json()["id"],
+             "opportunity": deal.json()["id"]},
+            format="json",
+        )  # fmt: skip
         assert quote.status_code == 201, quote.content
+        assert quote.json()["opportunity"] == deal.json()["id"]
         quote_id = quote.json()["id"]
         number = quote.json()["number"]
 

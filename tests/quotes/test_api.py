@@ -142,3 +142,75 @@ def test_customers_list_is_per_team(engineer, other_engineer):
     CustomerFactory(name_en="Theirs", team__name="Team B")
     names = [c["name_en"] for c in as_user(engineer).get("/api/v1/customers/").json()["results"]]
     assert names == ["Ours"]
+
+
+def test_opportunity_upsert_by_external_id(engineer, other_engineer, catalog_manager):
+    ours = CustomerFactory(name_en="Ours")
+    theirs = CustomerFactory(name_en="Theirs", team__name="Team B")
+    url = "/api/v1/opportunities/by-external-id/hubspot/deal-77/"
+    client = bearer(engineer)
+    response = client.put(url, {"customer": ours.pk, "name": "2k GPU cluster"}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["customer"], body["owner"], body["external_id"]) == (
+        ours.pk,
+        "engineer",
+        "deal-77",
+    )
+    response = client.put(url, {"customer": ours.pk, "name": "4k GPU cluster"}, format="json")
+    assert response.status_code == 200
+    assert response.json()["id"] == body["id"]
+    assert response.json()["name"] == "4k GPU cluster"
+    # The CRM finds it again by its own id.
+    found = client.get("/api/v1/opportunities/?external_source=hubspot&external_id=deal-77")
+    assert [o["id"] for o in found.json()["results"]] == [body["id"]]
+
+    payload = {"customer": ours.pk, "name": "x"}
+    assert APIClient().put(url, payload, format="json").status_code == 401
+    assert as_user(catalog_manager).put(url, payload, format="json").status_code == 403
+    assert bearer(engineer, TokenScope.READ).put(url, payload, format="json").status_code == 403
+    response = client.put(url, {}, format="json")
+    assert response.status_code == 400
+    assert response["Content-Type"] == PROBLEM
+    assert set(response.json()["errors"]) == {"customer", "name"}
+    # Another team's customer is not there for this caller: a field error, not a leak.
+    response = client.put(url, {"customer": theirs.pk, "name": "x"}, format="json")
+    assert response.status_code == 400
+    assert "customer" in response.json()["errors"]
+    # Opportunities are per team, like their customers.
+    detail = f"/api/v1/opportunities/{body['id']}/"
+    assert as_user(other_engineer).get(detail).status_code == 404
+    assert as_user(engineer).get(detail).status_code == 200
+    assert as_user(other_engineer).get("/api/v1/opportunities/").json()["results"] == []
+    response = as_user(other_engineer).put(
+        url, {"customer": theirs.pk, "name": "Hijack"}, format="json"
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "crm_id_taken"
+
+
+def test_quotes_name_their_opportunity_and_keep_it_on_its_customer(
+    catalog, engineer, design, customer
+):
+    client = bearer(engineer)
+    deal = client.put(
+        "/api/v1/opportunities/by-external-id/hubspot/deal-9/",
+        {"customer": customer.pk, "name": "Training cluster"},
+        format="json",
+    ).json()
+    response = client.post(
+        "/api/v1/quotes/",
+        {"design": design.pk, "customer": customer.pk, "opportunity": deal["id"]},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["opportunity"] == deal["id"]
+    # Moving the deal to another customer would misfile the quote made for this one.
+    other = CustomerFactory(name_en="Another lab")
+    response = client.put(
+        "/api/v1/opportunities/by-external-id/hubspot/deal-9/",
+        {"customer": other.pk, "name": "Training cluster"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "customer" in response.json()["errors"]
