@@ -276,7 +276,7 @@ def _switch_field(
     if nic_speed is not None and name == "leaf":
         reason = _nic_fit(model, nic_speed)
         if reason is not None:
-            reader.fail(name, f"{name} {reason[0].upper()}{reason[1:]}")
+            reader.fail(name, f"{reason[0].upper()}{reason[1:]}")
             return None
     return SwitchChoice(text=text, model=model)
 

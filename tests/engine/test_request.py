@@ -31,7 +31,8 @@ def test_gpus_must_fill_whole_servers() -> None:
 
 def test_nic_faster_than_switch() -> None:
     exc = _error(gpus=256, nic_speed=800, leaf="64x400")
-    assert "faster than the 400G ports" in exc.errors["leaf"]
+    # One sentence, shown next to the leaf field (and after "leaf: " on the CLI).
+    assert exc.errors["leaf"] == "The 800G NIC is faster than the 400G ports of 64x400."
 
 
 def test_breakout_the_switch_cannot_do() -> None:
