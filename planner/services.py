@@ -17,6 +17,7 @@ from planner.engine.errors import DesignError
 from planner.engine.request import DesignRequest, RequestError, parse_request, to_dict
 from planner.engine.serialize import design_to_dict
 from planner.engine.sizing import size
+from planner.i18n import translated
 from planner.models import Design, Scenario
 from planner.selectors import current_catalog
 from quotes.models import Customer
@@ -38,6 +39,14 @@ class NoTeam(DomainError):
     code = "no_team"
 
 
+def _invalid(exc: RequestError) -> DesignRequestInvalid:
+    """The engine's field errors in the reader's language, for the form and the API alike."""
+    errors = {field: translated(message) for field, message in exc.texts.items()}
+    return DesignRequestInvalid(
+        "; ".join(f"{field}: {message}" for field, message in errors.items()), errors=errors
+    )
+
+
 @dataclass(frozen=True)
 class SizedDesign:
     request: DesignRequest
@@ -51,11 +60,11 @@ def design_size(*, request_data: Mapping[str, object]) -> SizedDesign:
     try:
         request = parse_request(request_data, catalog)
     except RequestError as exc:
-        raise DesignRequestInvalid(str(exc), errors=exc.errors) from exc
+        raise _invalid(exc) from exc
     try:
         design = size(request, catalog)
     except DesignError as exc:
-        raise DesignNotFeasible(str(exc)) from exc
+        raise DesignNotFeasible(translated(exc.text)) from exc
     return SizedDesign(request=request, design=design, result=design_to_dict(design))
 
 
@@ -180,7 +189,7 @@ def design_alternatives(
     try:
         request = parse_request(request_data, catalog)
     except RequestError as exc:
-        raise DesignRequestInvalid(str(exc), errors=exc.errors) from exc
+        raise _invalid(exc) from exc
     if not request.open_choices:
         request = replace(
             request, fabric=None, leaf=None, spine=None, core=None, oversubscription=None
@@ -188,7 +197,7 @@ def design_alternatives(
     try:
         designs = alternatives(request, catalog, prices)
     except DesignError as exc:
-        raise DesignNotFeasible(str(exc)) from exc
+        raise DesignNotFeasible(translated(exc.text)) from exc
     return tuple(
         SizedDesign(request=design.request, design=design, result=design_to_dict(design))
         for design in designs

@@ -38,6 +38,7 @@ from planner.forms import (
     step_by_key,
     step_of_field,
 )
+from planner.i18n import localized_result
 from planner.models import Design, Scenario
 from planner.plan import build_plan
 from planner.svg import gantt_svg, lengths_svg, topology_svg
@@ -113,7 +114,7 @@ def _summary(result: Mapping[str, Any], prices: Mapping[str, Any]) -> dict[str, 
     gpus = result.get("gpus") or 1
     total: Decimal = estimate["total"]  # type: ignore[assignment]
     return {
-        "result": result,
+        "result": localized_result(result),
         "switches_total": sum(result.get("switches", {}).values()),
         "media_mix": _media_mix(result),
         "estimate": estimate,
@@ -328,7 +329,7 @@ def _alternatives(request_data: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
             {
                 "index": len(out),
                 "choices": {k: v for k, v in to_dict(option.request).items() if k in OPEN_CHOICES},
-                "notes": option.result.get("notes", []),
+                "notes": summary["result"].get("notes", []),
                 **summary,
             }
         )

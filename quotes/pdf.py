@@ -16,6 +16,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from planner.exports import cabling_csv_chunks
+from planner.i18n import localized_result
 from planner.plan import build_plan
 from planner.services import design_size
 from planner.svg import gantt_svg, lengths_svg, topology_svg
@@ -162,7 +163,7 @@ def document_context(
         "design_name": snapshot.get("name", ""),
         "scenario": quote.design.get_scenario_display() if quote.design_id else "",
         "today": timezone.localdate(),
-        "result": result,
+        "result": localized_result(result),
         "request": design_request,
         "plan": plan,
         "gantt_svg": gantt_svg(plan, labels),

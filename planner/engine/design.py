@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from planner.engine.catalog import MediaKind
 from planner.engine.request import DesignRequest
+from planner.engine.text import Text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,9 +155,19 @@ class BomLine:
 
 @dataclass(frozen=True, kw_only=True)
 class DesignWarning:
+    """Something the sales engineer should check, and what to do about it; both translatable."""
+
     code: str
-    message: str
-    action: str
+    message_text: Text
+    action_text: Text
+
+    @property
+    def message(self) -> str:
+        return str(self.message_text)
+
+    @property
+    def action(self) -> str:
+        return str(self.action_text)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,7 +218,7 @@ class Design:
     power_w: int  # all network equipment: NICs, switches, optics, active cables
     power_per_rack_w: int  # network equipment in one full compute rack
     warnings: tuple[DesignWarning, ...]
-    notes: tuple[str, ...] = field(default=())  # trade-offs, for alternatives
+    notes: tuple[Text, ...] = field(default=())  # trade-offs, for alternatives
     cost: str | None = None  # Decimal as text, when prices were given
 
     @property

@@ -12,6 +12,7 @@ from typing import cast
 from planner.engine.design import Growth, LeafGroup, PlaneShape
 from planner.engine.errors import FabricTooLarge, SwitchMismatch
 from planner.engine.ports import SwitchModel, leaf_capacity, per_model
+from planner.engine.text import gettext_noop, text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,7 +120,14 @@ def split_ports(
             high = mid - 1
     if low == 0:
         raise SwitchMismatch(
-            f"{model.label} has no room for both {down_gbps}G downlinks and {up_gbps}G uplinks."
+            text(
+                gettext_noop(
+                    "%(switch)s has no room for both %(down)sG downlinks and %(up)sG uplinks."
+                ),
+                switch=model.label,
+                down=down_gbps,
+                up=up_gbps,
+            )
         )
     return low, uplinks_needed(low)
 
@@ -175,7 +183,14 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
 
     k_leaf = spec.leaf.logical_ports(nic)
     if k_leaf == 0:
-        raise SwitchMismatch(f"{spec.plane} leaf {spec.leaf.label} cannot run {nic}G ports.")
+        raise SwitchMismatch(
+            text(
+                gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
+                plane=spec.plane,
+                leaf=spec.leaf.label,
+                nic=nic,
+            )
+        )
 
     # The fields every outcome shares; each return fills in its tiers. (Built as a dict, not a
     # PlaneShape to `replace`: sizing builds one shape per plane, and replace costs a second.)
@@ -225,16 +240,30 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     up = uplink_speed(spec.leaf, spec.spine, nic, prefer_radix)
     if up is None:
         raise SwitchMismatch(
-            f"{spec.plane} leaf {spec.leaf.label} and spine {spec.spine.label} share no port "
-            f"speed of {nic}G or more."
+            text(
+                gettext_noop(
+                    "%(plane)s leaf %(lower)s and spine %(upper)s share no port speed of "
+                    "%(speed)sG or more."
+                ),
+                plane=spec.plane,
+                lower=spec.leaf.label,
+                upper=spec.spine.label,
+                speed=nic,
+            )
         )
     d_max, _ = split_ports(spec.leaf, nic, up, spec.leaf_oversubscription)
     if spec.style == "tor":
         group_servers = min(spec.servers_per_rack, d_max // per_leaf)
         if group_servers == 0:
             raise SwitchMismatch(
-                f"{spec.plane} leaf {spec.leaf.label} cannot take the {per_leaf} ports of one "
-                "server."
+                text(
+                    gettext_noop(
+                        "%(plane)s leaf %(leaf)s cannot take the %(ports)s ports of one server."
+                    ),
+                    plane=spec.plane,
+                    leaf=spec.leaf.label,
+                    ports=per_leaf,
+                )
             )
     else:
         group_servers = d_max
@@ -268,8 +297,16 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     core_up = uplink_speed(spec.spine, spec.core, up, prefer_radix)
     if core_up is None:
         raise SwitchMismatch(
-            f"{spec.plane} spine {spec.spine.label} and core {spec.core.label} share no port "
-            f"speed of {up}G or more."
+            text(
+                gettext_noop(
+                    "%(plane)s spine %(lower)s and core %(upper)s share no port speed of "
+                    "%(speed)sG or more."
+                ),
+                plane=spec.plane,
+                lower=spec.spine.label,
+                upper=spec.core.label,
+                speed=up,
+            )
         )
     d_spine, _ = split_ports(spec.spine, up, core_up, spec.spine_oversubscription)
     # Three tiers: each leaf reaches every spine of its pod once, so a pod holds as many leaf
@@ -277,8 +314,16 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     groups_per_pod = d_spine // leaves_per_group
     if groups_per_pod == 0:
         raise FabricTooLarge(
-            f"{spec.plane}: a spine {spec.spine.label} with {d_spine} downlinks cannot reach the "
-            f"{leaves_per_group} leaves of one group."
+            text(
+                gettext_noop(
+                    "%(plane)s: a spine %(spine)s with %(down)s downlinks cannot reach the "
+                    "%(leaves)s leaves of one group."
+                ),
+                plane=spec.plane,
+                spine=spec.spine.label,
+                down=d_spine,
+                leaves=leaves_per_group,
+            )
         )
     spine_down = groups_per_pod * leaves_per_group
     u_spine = max(1, ceil_ratio(spine_down * up, spec.spine_oversubscription, core_up))
@@ -288,11 +333,29 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     per_group = smallest_divisor_at_least(u_spine, ceil_div(pods * u_spine, k_core))
     if per_group is None:
         limit = k_core * groups_per_pod * group_servers
-        unit = "endpoints" if spec.style == "packed" else "servers"
+        template = (
+            gettext_noop(
+                "%(plane)s: %(count)s endpoints need %(pods)s pods but three tiers of "
+                "%(switches)s reach %(reach)s pods (%(limit)s endpoints) at the requested "
+                "oversubscription."
+            )
+            if spec.style == "packed"
+            else gettext_noop(
+                "%(plane)s: %(count)s servers need %(pods)s pods but three tiers of "
+                "%(switches)s reach %(reach)s pods (%(limit)s servers) at the requested "
+                "oversubscription."
+            )
+        )
         raise FabricTooLarge(
-            f"{spec.plane}: {endpoints:,} {unit} need {pods} pods but three tiers of "
-            f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label} reach {k_core} pods "
-            f"({limit:,} {unit}) at the requested oversubscription."
+            text(
+                template,
+                plane=spec.plane,
+                count=endpoints,
+                pods=pods,
+                switches=f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label}",
+                reach=k_core,
+                limit=limit,
+            )
         )
     return _shape(
         base,

@@ -26,6 +26,7 @@ from planner.engine.design import PlaneShape
 from planner.engine.errors import MediaUnavailable
 from planner.engine.ports import SwitchModel, per_model, ways
 from planner.engine.request import Layout, LeafPlacement, MediaPolicy
+from planner.engine.text import Text, gettext_noop, text
 
 RACK_HEIGHT_M = 2.0  # usable cabling height of a 42U rack
 RACK_EXIT_M = 1.0  # from a port up to the overhead tray (and down again at the far end)
@@ -273,6 +274,14 @@ class MediaChoice:
         )
 
 
+def _reach(media: MediaKind, rule: MediaRule) -> Text:
+    return text(
+        gettext_noop("%(media)s reaches %(reach)s m"),
+        media=media.value.upper(),
+        reach=float(rule.max_reach_m),
+    )
+
+
 def _allowed(policy: MediaPolicy, speed_gbps: int) -> tuple[MediaKind, ...]:
     order = MEDIA_PREFERENCE
     if speed_gbps <= 10:
@@ -317,7 +326,7 @@ class MediaSelector:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        limits: list[str] = []
+        limits: list[Text] = []
         for media in _allowed(self.policy, speed_gbps):
             rule = self.rules.get((speed_gbps, media))
             if media in (MediaKind.MMF, MediaKind.SMF):
@@ -327,10 +336,20 @@ class MediaSelector:
             if choice is not None:
                 self.cache[key] = choice
                 return choice
-        detail = "; ".join(limits) if limits else "the catalog has no media rule for this speed"
+        if not limits:
+            limits.append(text(gettext_noop("the catalog has no media rule for this speed")))
         raise MediaUnavailable(
-            f"No {self.policy.value} media for the {link} links of {length_m:g} m at "
-            f"{speed_gbps}G: {detail}."
+            text(
+                gettext_noop(
+                    "No %(policy)s media for the %(link)s links of %(length)s m at %(speed)sG: "
+                    "%(detail)s."
+                ),
+                policy=self.policy.value,
+                link=link,
+                length=float(length_m),
+                speed=speed_gbps,
+                detail=tuple(limits),
+            )
         )
 
     def _cable(
@@ -341,13 +360,13 @@ class MediaSelector:
         a: PortEnd,
         b: PortEnd,
         rule: MediaRule | None,
-        limits: list[str],
+        limits: list[Text],
         shared: bool,
     ) -> MediaChoice | None:
         if rule is None:
             return None
         if rule.max_reach_m < length:
-            limits.append(f"{media.value.upper()} reaches {rule.max_reach_m:g} m")
+            limits.append(_reach(media, rule))
             return None
         if media == MediaKind.UTP:
             # Twisted pair is rated by category, not by link speed: a Cat6A cord (10GBASE-T)
@@ -363,7 +382,14 @@ class MediaSelector:
                     media=media, length_m=cord.length_m, cable=cord, links_per_cable=1
                 )
             limits.append(
-                f"no UTP cable rated {speed}G or more of {length:g} m or more in the catalog"
+                text(
+                    gettext_noop(
+                        "no UTP cable rated %(speed)sG or more of %(length)s m or more in the "
+                        "catalog"
+                    ),
+                    speed=speed,
+                    length=float(length),
+                )
             )
             return None
         # A cable whose fat end carries several links (a breakout splitter, or a twin-port
@@ -388,7 +414,14 @@ class MediaSelector:
                     media=media, length_m=cable.length_m, cable=cable, links_per_cable=links
                 )
         limits.append(
-            f"no {speed}G {media.value.upper()} cable of {length:g} m or more in the catalog"
+            text(
+                gettext_noop(
+                    "no %(speed)sG %(media)s cable of %(length)s m or more in the catalog"
+                ),
+                speed=speed,
+                media=media.value.upper(),
+                length=float(length),
+            )
         )
         return None
 
@@ -431,15 +464,22 @@ class MediaSelector:
         a: PortEnd,
         b: PortEnd,
         rule: MediaRule | None,
-        limits: list[str],
+        limits: list[Text],
     ) -> MediaChoice | None:
         if rule is not None and rule.max_reach_m < length:
-            limits.append(f"{media.value.upper()} reaches {rule.max_reach_m:g} m")
+            limits.append(_reach(media, rule))
             return None
         mod_a = self._module(media, speed, a, length)
         mod_b = self._module(media, speed, b, length)
         if mod_a is None or mod_b is None:
-            limits.append(f"no {speed}G {media.value.upper()} transceiver reaching {length:g} m")
+            limits.append(
+                text(
+                    gettext_noop("no %(speed)sG %(media)s transceiver reaching %(length)s m"),
+                    speed=speed,
+                    media=media.value.upper(),
+                    length=float(length),
+                )
+            )
             return None
         fibre_types = {
             reach.fibre_type
@@ -457,8 +497,14 @@ class MediaSelector:
         )
         if fibre is None:
             limits.append(
-                f"no {media.value.upper()} {connector.value} fibre of {length:g} m or more in the "
-                "catalog"
+                text(
+                    gettext_noop(
+                        "no %(media)s %(connector)s fibre of %(length)s m or more in the catalog"
+                    ),
+                    media=media.value.upper(),
+                    connector=connector.value,
+                    length=float(length),
+                )
             )
             return None
         return MediaChoice(

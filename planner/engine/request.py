@@ -13,6 +13,7 @@ from typing import Any
 
 from planner.engine.catalog import CatalogSnapshot, FormFactor, Lifecycle, NicSpec, SwitchSpec
 from planner.engine.ports import SwitchModel, catalog_model, inline_model, parse_inline
+from planner.engine.text import Text, gettext_noop, text
 
 MAX_GPUS = 1_000_000
 NIC_SPEEDS_GBPS = (1, 10, 25, 50, 100, 200, 400, 800)
@@ -41,8 +42,13 @@ class LeafPlacement(StrEnum):
 class RequestError(ValueError):
     """Invalid request. `errors` maps each offending field to one human sentence."""
 
-    def __init__(self, errors: Mapping[str, str]) -> None:
-        self.errors: dict[str, str] = dict(sorted(errors.items()))
+    def __init__(self, errors: Mapping[str, str | Text]) -> None:
+        # `texts` keeps each message translatable (planner.engine.text); `errors` is English.
+        self.texts: dict[str, Text] = {
+            key: message if isinstance(message, Text) else Text(message)
+            for key, message in sorted(errors.items())
+        }
+        self.errors: dict[str, str] = {key: str(message) for key, message in self.texts.items()}
         super().__init__("; ".join(f"{key}: {msg}" for key, msg in self.errors.items()))
 
 
@@ -151,26 +157,42 @@ class _Reader:
     def __init__(self, data: Mapping[str, object], prefix: str = "") -> None:
         self.data = data
         self.prefix = prefix
-        self.errors: dict[str, str] = {}
+        self.errors: dict[str, Text] = {}
 
     def key(self, name: str) -> str:
         return f"{self.prefix}{name}"
 
-    def fail(self, name: str, message: str) -> None:
+    def fail(self, name: str, message: Text) -> None:
         self.errors.setdefault(self.key(name), message)
 
     def int_(self, name: str, default: int | None, low: int, high: int) -> int | None:
         raw = self.data.get(name)
         if raw is None or raw == "":
             if default is None:
-                self.fail(name, f"{name} is required.")
+                self.fail(name, text(gettext_noop("%(field)s is required."), field=name))
             return default
         value = _to_number(raw)
         if value is None or value != int(value):
-            self.fail(name, f"{name} must be a whole number, not {raw!r}.")
+            self.fail(
+                name,
+                text(
+                    gettext_noop("%(field)s must be a whole number, not %(value)s."),
+                    field=name,
+                    value=repr(raw),
+                ),
+            )
             return default
         if not low <= value <= high:
-            self.fail(name, f"{name} must be between {low:,} and {high:,}; got {int(value):,}.")
+            self.fail(
+                name,
+                text(
+                    gettext_noop("%(field)s must be between %(low)s and %(high)s; got %(value)s."),
+                    field=name,
+                    low=low,
+                    high=high,
+                    value=int(value),
+                ),
+            )
             return default
         return int(value)
 
@@ -180,7 +202,18 @@ class _Reader:
             return default
         value = _to_number(raw)
         if value is None or not low <= value <= high:
-            self.fail(name, f"{name} must be a number between {low:g} and {high:g}; got {raw!r}.")
+            self.fail(
+                name,
+                text(
+                    gettext_noop(
+                        "%(field)s must be a number between %(low)s and %(high)s; got %(value)s."
+                    ),
+                    field=name,
+                    low=float(low),
+                    high=float(high),
+                    value=repr(raw),
+                ),
+            )
             return default
         return value
 
@@ -192,7 +225,15 @@ class _Reader:
             return enum(str(raw).strip().lower())
         except ValueError:
             allowed = ", ".join(member.value for member in enum)
-            self.fail(name, f"{name} must be one of {allowed}; got {raw!r}.")
+            self.fail(
+                name,
+                text(
+                    gettext_noop("%(field)s must be one of %(allowed)s; got %(value)s."),
+                    field=name,
+                    allowed=allowed,
+                    value=repr(raw),
+                ),
+            )
             return default
 
     def bool_(self, name: str, default: bool) -> bool:
@@ -201,12 +242,19 @@ class _Reader:
             return default
         if isinstance(raw, bool):
             return raw
-        text = str(raw).strip().lower()
-        if text in {"1", "true", "yes", "on"}:
+        word = str(raw).strip().lower()
+        if word in {"1", "true", "yes", "on"}:
             return True
-        if text in {"0", "false", "no", "off"}:
+        if word in {"0", "false", "no", "off"}:
             return False
-        self.fail(name, f"{name} must be true or false; got {raw!r}.")
+        self.fail(
+            name,
+            text(
+                gettext_noop("%(field)s must be true or false; got %(value)s."),
+                field=name,
+                value=repr(raw),
+            ),
+        )
         return default
 
 
@@ -223,33 +271,59 @@ def _to_number(raw: object) -> float | None:
     return None
 
 
-def resolve_switch(text: str, catalog: CatalogSnapshot) -> SwitchModel | str:
+def resolve_switch(name: str, catalog: CatalogSnapshot) -> SwitchModel | Text:
     """The switch a `leaf`/`spine`/`core` value names, or the reason it names none."""
     for spec in catalog.switches:
-        if spec.sku.lower() == text.strip().lower():
+        if spec.sku.lower() == name.strip().lower():
             return catalog_model(spec)
-    inline = parse_inline(text)
+    inline = parse_inline(name)
     if inline is None:
-        return f"{text!r} is neither a catalog switch SKU nor a PORTSxSPEED spec like 64x400."
+        return text(
+            gettext_noop(
+                "%(value)s is neither a catalog switch SKU nor a PORTSxSPEED spec like 64x400."
+            ),
+            value=repr(name),
+        )
     ports, speed = inline
     if not 1 <= ports <= 1024 or speed not in NIC_SPEEDS_GBPS:
-        speeds = ", ".join(str(s) for s in NIC_SPEEDS_GBPS)
-        return f"{text!r}: ports must be 1..1024 and the speed one of {speeds} Gbps."
+        return text(
+            gettext_noop("%(value)s: ports must be 1..1024 and the speed one of %(speeds)s Gbps."),
+            value=repr(name),
+            speeds=", ".join(str(s) for s in NIC_SPEEDS_GBPS),
+        )
     return inline_model(ports, speed)
 
 
-def _nic_fit(model: SwitchModel, nic_speed: int) -> str | None:
+def _nic_fit(model: SwitchModel, nic_speed: int) -> Text | None:
     """Why servers at `nic_speed` cannot use this switch, or None."""
     if model.logical_ports(nic_speed) > 0:
         return None
     if nic_speed > model.max_speed_gbps:
-        return (
-            f"the {nic_speed}G NIC is faster than the {model.max_speed_gbps}G ports of "
-            f"{model.label}."
+        return text(
+            gettext_noop("The %(nic)sG NIC is faster than the %(ports)sG ports of %(switch)s."),
+            nic=nic_speed,
+            ports=model.max_speed_gbps,
+            switch=model.label,
         )
-    return (
-        f"{model.label} cannot run its ports at {nic_speed}G by breakout "
-        f"(it runs {', '.join(f'{s}G' for s in model.speeds_gbps())})."
+    return text(
+        gettext_noop(
+            "%(switch)s cannot run its ports at %(nic)sG by breakout (it runs %(speeds)s)."
+        ),
+        switch=model.label,
+        nic=nic_speed,
+        speeds=", ".join(f"{s}G" for s in model.speeds_gbps()),
+    )
+
+
+def _nic_unknown(sku: object) -> Text:
+    return text(gettext_noop("NIC %(nic)s is not in the catalog."), nic=repr(sku))
+
+
+def _speed_unknown(speed: int) -> Text:
+    return text(
+        gettext_noop("nic_speed must be one of %(speeds)s; got %(value)s."),
+        speeds=", ".join(str(s) for s in NIC_SPEEDS_GBPS),
+        value=speed,
     )
 
 
@@ -268,17 +342,17 @@ def _switch_field(
         return None
     if isinstance(raw, SwitchSpec):
         return SwitchChoice(text=raw.sku, model=catalog_model(raw))
-    text = str(raw).strip()
-    model = resolve_switch(text, catalog)
-    if isinstance(model, str):
+    given = str(raw).strip()
+    model = resolve_switch(given, catalog)
+    if isinstance(model, Text):
         reader.fail(name, model)
         return None
     if nic_speed is not None and name == "leaf":
         reason = _nic_fit(model, nic_speed)
         if reason is not None:
-            reader.fail(name, f"{reason[0].upper()}{reason[1:]}")
+            reader.fail(name, reason)
             return None
-    return SwitchChoice(text=text, model=model)
+    return SwitchChoice(text=given, model=model)
 
 
 def _default_plane_switch(speed: int) -> str:
@@ -286,24 +360,29 @@ def _default_plane_switch(speed: int) -> str:
 
 
 def _parse_plane(
-    name: str, raw: object, catalog: CatalogSnapshot, errors: dict[str, str]
+    name: str, raw: object, catalog: CatalogSnapshot, errors: dict[str, Text]
 ) -> PlaneRequest | None:
     if raw is None or raw is False:
         return None
     if raw is True:
         raw = {}
     if not isinstance(raw, Mapping):
-        errors[name] = f"{name} must be a mapping of plane options, e.g. {{'nic_speed': 100}}."
+        errors[name] = text(
+            gettext_noop("%(field)s must be a mapping of plane options, e.g. {'nic_speed': 100}."),
+            field=name,
+        )
         return None
     unknown = sorted(set(raw) - PLANE_FIELDS)
     reader = _Reader({**PLANE_DEFAULTS[name], **raw}, prefix=f"{name}.")
     for key in unknown:
-        reader.fail(key, f"{name}.{key} is not a plane option.")
+        reader.fail(
+            key, text(gettext_noop("%(field)s is not a plane option."), field=f"{name}.{key}")
+        )
     nic: NicSpec | None = None
     if raw.get("nic"):
         nic = _find_nic(str(raw["nic"]), catalog)
         if nic is None:
-            reader.fail("nic", f"NIC {raw['nic']!r} is not in the catalog.")
+            reader.fail("nic", _nic_unknown(raw["nic"]))
     speed_default = nic.speed_gbps if nic else None
     speed = (
         reader.int_("nic_speed", speed_default, 1, 800)
@@ -311,7 +390,7 @@ def _parse_plane(
         else speed_default
     )
     if speed is not None and speed not in NIC_SPEEDS_GBPS:
-        reader.fail("nic_speed", f"nic_speed must be one of {NIC_SPEEDS_GBPS}; got {speed}.")
+        reader.fail("nic_speed", _speed_unknown(speed))
         speed = None
     ports = reader.int_("ports", None, 1, 64)
     over = reader.float_("oversubscription", 1.0, 1.0, MAX_OVERSUBSCRIPTION)
@@ -347,7 +426,11 @@ def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
         unknown = sorted(set(raw) - {"leaf", "spine"})
         if unknown:
             reader.fail(
-                "oversubscription", f"oversubscription tiers are leaf and spine, not {unknown}."
+                "oversubscription",
+                text(
+                    gettext_noop("oversubscription tiers are leaf and spine, not %(tiers)s."),
+                    tiers=", ".join(map(str, unknown)),
+                ),
             )
             return None
         sub = _Reader(raw, prefix="oversubscription.")
@@ -355,9 +438,9 @@ def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
         spine = sub.float_("spine", 1.0, 1.0, MAX_OVERSUBSCRIPTION)
         reader.errors.update(sub.errors)
         return Oversubscription(leaf=leaf or 1.0, spine=spine or 1.0)
-    text = str(raw).strip()
-    if ":" in text:
-        down, _, up = text.partition(":")
+    ratio = str(raw).strip()
+    if ":" in ratio:
+        down, _, up = ratio.partition(":")
         num, den = _to_number(down), _to_number(up)
         value = num / den if num is not None and den else None
     else:
@@ -365,8 +448,14 @@ def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
     if value is None or not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
         reader.fail(
             "oversubscription",
-            f"oversubscription is downlink:uplink bandwidth and must be between 1 and "
-            f"{MAX_OVERSUBSCRIPTION}; got {raw!r}.",
+            text(
+                gettext_noop(
+                    "oversubscription is downlink:uplink bandwidth and must be between 1 and "
+                    "%(high)s; got %(value)s."
+                ),
+                high=MAX_OVERSUBSCRIPTION,
+                value=repr(raw),
+            ),
         )
         return None
     return Oversubscription(leaf=value, spine=1.0)
@@ -375,28 +464,44 @@ def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
 def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> DesignRequest:
     reader = _Reader(data)
     for key in sorted(set(data) - TOP_FIELDS):
-        reader.fail(key, f"{key} is not a request field.")
+        reader.fail(key, text(gettext_noop("%(field)s is not a request field."), field=key))
 
     gpus = reader.int_("gpus", None, 1, MAX_GPUS)
     per_server = reader.int_("gpus_per_server", 8, 1, 64)
     if gpus is not None and per_server is not None and gpus % per_server:
         reader.fail(
             "gpus",
-            f"gpus ({gpus:,}) must be a multiple of gpus_per_server ({per_server}); "
-            f"use {gpus - gpus % per_server:,} or {gpus - gpus % per_server + per_server:,}.",
+            text(
+                gettext_noop(
+                    "gpus (%(gpus)s) must be a multiple of gpus_per_server (%(per_server)s); "
+                    "use %(lower)s or %(higher)s."
+                ),
+                gpus=gpus,
+                per_server=per_server,
+                lower=gpus - gpus % per_server,
+                higher=gpus - gpus % per_server + per_server,
+            ),
         )
 
     nic: NicSpec | None = None
     if data.get("nic"):
         nic = _find_nic(str(data["nic"]), catalog)
         if nic is None:
-            reader.fail("nic", f"NIC {data['nic']!r} is not in the catalog.")
+            reader.fail("nic", _nic_unknown(data["nic"]))
     nic_speed = reader.int_("nic_speed", nic.speed_gbps if nic else 400, 1, 800)
     if nic_speed is not None and nic_speed not in NIC_SPEEDS_GBPS:
-        reader.fail("nic_speed", f"nic_speed must be one of {NIC_SPEEDS_GBPS}; got {nic_speed}.")
+        reader.fail("nic_speed", _speed_unknown(nic_speed))
         nic_speed = None
     if nic is not None and nic_speed is not None and nic_speed != nic.speed_gbps:
-        reader.fail("nic_speed", f"NIC {nic.sku} runs at {nic.speed_gbps}G, not {nic_speed}G.")
+        reader.fail(
+            "nic_speed",
+            text(
+                gettext_noop("NIC %(nic)s runs at %(speed)sG, not %(asked)sG."),
+                nic=nic.sku,
+                speed=nic.speed_gbps,
+                asked=nic_speed,
+            ),
+        )
     rails = reader.int_("rails", per_server, 1, 64)
 
     fabric = reader.choice("fabric", Fabric, None)
@@ -406,17 +511,29 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         fabric = Fabric.RAIL
     dual = reader.bool_("dual_homing", False)
     if dual and fabric not in (Fabric.TOR, None):
-        reader.fail("dual_homing", "dual_homing applies to the tor fabric only.")
+        reader.fail(
+            "dual_homing", text(gettext_noop("dual_homing applies to the tor fabric only."))
+        )
     if dual and rails is not None and rails % 2:
         reader.fail(
             "dual_homing",
-            f"dual_homing splits each server's ports over a leaf pair; rails ({rails}) must be "
-            "even.",
+            text(
+                gettext_noop(
+                    "dual_homing splits each server's ports over a leaf pair; rails (%(rails)s) "
+                    "must be even."
+                ),
+                rails=rails,
+            ),
         )
     rails_per_plane = reader.int_("rails_per_plane", 1, 1, 64)
     if rails and rails_per_plane and rails % rails_per_plane:
         reader.fail(
-            "rails_per_plane", f"rails_per_plane ({rails_per_plane}) must divide rails ({rails})."
+            "rails_per_plane",
+            text(
+                gettext_noop("rails_per_plane (%(per_plane)s) must divide rails (%(rails)s)."),
+                per_plane=rails_per_plane,
+                rails=rails,
+            ),
         )
 
     leaf = _switch_field(reader, "leaf", catalog, nic_speed)

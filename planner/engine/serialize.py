@@ -127,10 +127,19 @@ def design_to_dict(design: Design) -> dict[str, Any]:
             }
             for line in design.bom
         ],
+        # English text, plus each message's template and values so that pages and documents
+        # can show it in the reader's language (planner.i18n).
         "warnings": [
-            {"code": w.code, "message": w.message, "action": w.action} for w in design.warnings
+            {
+                "code": w.code,
+                "message": w.message,
+                "action": w.action,
+                "text": {"message": w.message_text.as_dict(), "action": w.action_text.as_dict()},
+            }
+            for w in design.warnings
         ],
-        "notes": list(design.notes),
+        "notes": [str(note) for note in design.notes],
+        "notes_text": [note.as_dict() for note in design.notes],
         "cost": design.cost,
         "planes": [_plane_dict(plane) for plane in design.planes],
         "request": to_dict(design.request),

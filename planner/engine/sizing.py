@@ -60,6 +60,7 @@ from planner.engine.request import (
     SwitchChoice,
     resolve_switch,
 )
+from planner.engine.text import Text, gettext_noop, text
 
 __all__ = [
     "DesignError",
@@ -508,23 +509,41 @@ def _warnings(
         nic = plane.shape.nic_speed_gbps
         end = switch_end(m.leaf, nic, fastest=False)
         if end.native_gbps > nic and end.ways == 1:
+            values = {
+                "plane": plane.name,
+                "nic": nic,
+                "port": end.native_gbps,
+                "leaf": m.leaf.label,
+            }
+            if m.nic:
+                message = text(
+                    gettext_noop(
+                        "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
+                        "%(leaf)s (%(nic_form)s NIC in %(cage_form)s cages)."
+                    ),
+                    nic_form=m.nic.form_factor.value,
+                    cage_form=end.form_factor.value if end.form_factor else "?",
+                    **values,
+                )
+            else:
+                message = text(
+                    gettext_noop(
+                        "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
+                        "%(leaf)s."
+                    ),
+                    **values,
+                )
             out.append(
                 DesignWarning(
                     code="speed_mismatch",
-                    message=(
-                        f"{plane.name}: the {nic}G NIC ports run below the {end.native_gbps}G "
-                        f"ports of leaf {m.leaf.label}"
-                        + (
-                            f" ({m.nic.form_factor.value} NIC in "
-                            f"{end.form_factor.value if end.form_factor else '?'} cages)"
-                            if m.nic
-                            else ""
-                        )
-                        + "."
-                    ),
-                    action=(
-                        f"Use {end.native_gbps}G NICs to use the ports' full speed, or accept "
-                        f"{nic}G per port."
+                    message_text=message,
+                    action_text=text(
+                        gettext_noop(
+                            "Use %(port)sG NICs to use the ports' full speed, or accept %(nic)sG "
+                            "per port."
+                        ),
+                        port=end.native_gbps,
+                        nic=nic,
                     ),
                 )
             )
@@ -532,11 +551,22 @@ def _warnings(
             out.append(
                 DesignWarning(
                     code="form_factor_mismatch",
-                    message=(
-                        f"{plane.name}: NIC {m.nic.sku} has {m.nic.form_factor.value} ports; leaf "
-                        f"{m.leaf.label} has {end.form_factor.value} ports."
+                    message_text=text(
+                        gettext_noop(
+                            "%(plane)s: NIC %(nic)s has %(nic_form)s ports; leaf %(leaf)s has "
+                            "%(leaf_form)s ports."
+                        ),
+                        plane=plane.name,
+                        nic=m.nic.sku,
+                        nic_form=m.nic.form_factor.value,
+                        leaf=m.leaf.label,
+                        leaf_form=end.form_factor.value,
                     ),
-                    action="Check that the chosen cables have the right connector at each end.",
+                    action_text=text(
+                        gettext_noop(
+                            "Check that the chosen cables have the right connector at each end."
+                        )
+                    ),
                 )
             )
         for tier in plane.tiers:
@@ -545,14 +575,26 @@ def _warnings(
                 out.append(
                     DesignWarning(
                         code="oversubscription_inexact",
-                        message=(
-                            f"{plane.name} {tier.role}: {tier.downlinks} x "
-                            f"{tier.downlink_speed_gbps}G down, {tier.uplinks} x "
-                            f"{tier.uplink_speed_gbps}G up gives {achieved:g}:1, not the "
-                            f"{target:g}:1 asked for."
+                        message_text=text(
+                            gettext_noop(
+                                "%(plane)s %(tier)s: %(down)s x %(down_gbps)sG down, %(up)s x "
+                                "%(up_gbps)sG up gives %(achieved)s:1, not the %(target)s:1 "
+                                "asked for."
+                            ),
+                            plane=plane.name,
+                            tier=tier.role,
+                            down=tier.downlinks,
+                            down_gbps=tier.downlink_speed_gbps,
+                            up=tier.uplinks,
+                            up_gbps=tier.uplink_speed_gbps,
+                            achieved=float(achieved),
+                            target=float(target),
                         ),
-                        action=(
-                            "Whole ports cannot meet the ratio exactly; the design stays below it."
+                        action_text=text(
+                            gettext_noop(
+                                "Whole ports cannot meet the ratio exactly; the design stays "
+                                "below it."
+                            )
                         ),
                     )
                 )
@@ -560,13 +602,22 @@ def _warnings(
                 out.append(
                     DesignWarning(
                         code="unused_ports",
-                        message=(
-                            f"{plane.name} {tier.role}: {tier.ports_free} of "
-                            f"{tier.physical_ports} ports free on each {tier.switch}."
+                        message_text=text(
+                            gettext_noop(
+                                "%(plane)s %(tier)s: %(free)s of %(ports)s ports free on each "
+                                "%(switch)s."
+                            ),
+                            plane=plane.name,
+                            tier=tier.role,
+                            free=tier.ports_free,
+                            ports=tier.physical_ports,
+                            switch=tier.switch,
                         ),
-                        action=(
-                            "Free ports are growth room; a smaller switch or more servers per "
-                            "group would use them."
+                        action_text=text(
+                            gettext_noop(
+                                "Free ports are growth room; a smaller switch or more servers "
+                                "per group would use them."
+                            )
                         ),
                     )
                 )
@@ -579,16 +630,26 @@ def _warnings(
             out.append(
                 DesignWarning(
                     code="lifecycle_planned",
-                    message=f"{line.sku} ({item.name}) is planned, not yet available.",
-                    action="Confirm the delivery date with EZMAX before quoting it.",
+                    message_text=text(
+                        gettext_noop("%(sku)s (%(name)s) is planned, not yet available."),
+                        sku=line.sku,
+                        name=item.name,
+                    ),
+                    action_text=text(
+                        gettext_noop("Confirm the delivery date with EZMAX before quoting it.")
+                    ),
                 )
             )
         elif item.lifecycle == Lifecycle.END_OF_SALE:
             out.append(
                 DesignWarning(
                     code="lifecycle_end_of_sale",
-                    message=f"{line.sku} ({item.name}) is end of sale.",
-                    action="Quote its successor instead.",
+                    message_text=text(
+                        gettext_noop("%(sku)s (%(name)s) is end of sale."),
+                        sku=line.sku,
+                        name=item.name,
+                    ),
+                    action_text=text(gettext_noop("Quote its successor instead.")),
                 )
             )
     limit = request.layout.max_rack_power_w
@@ -596,11 +657,17 @@ def _warnings(
         out.append(
             DesignWarning(
                 code="rack_power",
-                message=(
-                    f"Network equipment in one compute rack draws {rack_power_w:,} W, above the "
-                    f"{limit:,} W limit."
+                message_text=text(
+                    gettext_noop(
+                        "Network equipment in one compute rack draws %(power)s W, above the "
+                        "%(limit)s W limit."
+                    ),
+                    power=rack_power_w,
+                    limit=limit,
                 ),
-                action="Put fewer servers per rack, or move leaves to network racks.",
+                action_text=text(
+                    gettext_noop("Put fewer servers per rack, or move leaves to network racks.")
+                ),
             )
         )
     unique: dict[tuple[str, str], DesignWarning] = {}
@@ -748,43 +815,64 @@ def _candidate_switches(request: DesignRequest, catalog: CatalogSnapshot) -> lis
         texts += ["48x25", "48x10"]
     out: list[SwitchChoice] = []
     seen: set[str] = set()
-    for text in texts:
-        model = resolve_switch(text, catalog)
-        if isinstance(model, str) or model.label in seen or model.logical_ports(nic) == 0:
+    for name in texts:
+        model = resolve_switch(name, catalog)
+        if isinstance(model, Text) or model.label in seen or model.logical_ports(nic) == 0:
             continue
         if model.lifecycle == Lifecycle.END_OF_SALE:
             continue
         seen.add(model.label)
-        out.append(SwitchChoice(text=text, model=model))
+        out.append(SwitchChoice(text=name, model=model))
     return out
 
 
-def _notes(design: Design, best: Design, prices_given: bool) -> tuple[str, ...]:
+def _notes(design: Design, best: Design, prices_given: bool) -> tuple[Text, ...]:
     request = design.request
     compute = design.compute
     notes = []
     style = {
-        "rail": "Rail-optimized, any-to-any: every GPU reaches every other through the fabric.",
-        "rail-plane": (
+        "rail": gettext_noop(
+            "Rail-optimized, any-to-any: every GPU reaches every other through the fabric."
+        ),
+        "rail-plane": gettext_noop(
             "Rail planes: each rail has its own spines, so two tiers go further; cross-rail "
             "traffic must stay inside the server (NVLink)."
         ),
-        "tor": "Top-of-rack: simplest cabling, but traffic between rails crosses the spines.",
+        "tor": gettext_noop(
+            "Top-of-rack: simplest cabling, but traffic between rails crosses the spines."
+        ),
     }[compute.style]
-    notes.append(style)
+    notes.append(text(style))
     leaf = compute.tiers[0]
     notes.append(
-        f"{len(compute.tiers)} tier(s) of {leaf.switch}; "
-        f"{sum(t.count for t in compute.tiers)} switches, {design.power_w:,} W network power."
+        text(
+            gettext_noop(
+                "%(tiers)s tier(s) of %(switch)s; %(switches)s switches, %(power)s W network power."
+            ),
+            tiers=len(compute.tiers),
+            switch=leaf.switch,
+            switches=sum(t.count for t in compute.tiers),
+            power=design.power_w,
+        )
     )
     over = leaf.oversubscription
     if over is not None and over > 1:
         notes.append(
-            f"Leaf oversubscription {over:g}:1: less cross-fabric bandwidth, fewer spines."
+            text(
+                gettext_noop(
+                    "Leaf oversubscription %(ratio)s:1: less cross-fabric bandwidth, fewer spines."
+                ),
+                ratio=float(over),
+            )
         )
     if prices_given and design.cost is not None and best.cost is not None and design is not best:
         delta = (Decimal(design.cost) - Decimal(best.cost)) / request.gpus
-        notes.append(f"Costs {delta:,.2f} more per GPU than the first option.")
+        notes.append(
+            text(
+                gettext_noop("Costs %(amount)s more per GPU than the first option."),
+                amount=f"{delta:,.2f}",
+            )
+        )
     return tuple(notes)
 
 
@@ -802,7 +890,7 @@ def alternatives(
         else [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
     )
     designs: list[Design] = []
-    failures: list[str] = []
+    failures: list[Text] = []
     for fabric in fabrics:
         for leaf in _candidate_switches(request, catalog):
             for over in overs:
@@ -816,10 +904,14 @@ def alternatives(
                 try:
                     designs.append(_size(candidate, catalog, prices))
                 except DesignError as exc:
-                    failures.append(str(exc))
+                    failures.append(exc.text)
     if not designs:
-        reason = failures[0] if failures else "no switch in the catalog serves this NIC speed"
-        raise NoDesign(f"No design fits the request: {reason}")
+        reason = (
+            failures[0]
+            if failures
+            else text(gettext_noop("no switch in the catalog serves this NIC speed"))
+        )
+        raise NoDesign(text(gettext_noop("No design fits the request: %(reason)s"), reason=reason))
 
     def rank(design: Design) -> tuple[object, ...]:
         switches = sum(t.count for p in design.planes for t in p.tiers)

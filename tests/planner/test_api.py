@@ -160,3 +160,21 @@ def test_list_filters_by_gpu_count(catalog, engineer):
 def test_teammate_sees_team_designs(catalog, engineer, teammate):
     design = design_create(owner=engineer, name="shared", request_data=SMALL)
     assert client_for(teammate).get(f"/api/v1/designs/{design.pk}/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "The 800G NIC is faster than the 400G ports of 64x400."),
+        ("zh-hans", "800G 网卡比 64x400 的 400G 端口更快。"),
+    ],
+)
+def test_engine_field_errors_come_in_the_callers_language(catalog, engineer, language, expected):
+    response = client_for(engineer).post(
+        "/api/v1/designs/preview/",
+        {**SMALL, "nic_speed": 800, "leaf": "64x400"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"]["leaf"] == [expected]

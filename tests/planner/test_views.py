@@ -360,3 +360,20 @@ def test_with_the_database_catalog(engineer_client, db):
     assert "MCX75310AAS-NEAT" in html  # the catalog's 400G NIC is offered
     html = engineer_client.get(wizard_url(draft, "review")).content.decode()
     assert "CNY" in html
+
+
+def test_design_page_shows_engine_warnings_in_the_readers_language(
+    catalog, engineer_client, engineer
+):
+    # A 10G SFP+ NIC on a 25G leaf with a third of its ports idle: two warnings from the engine.
+    design = services.design_create(
+        owner=engineer,
+        name="Small 10G",
+        request_data={"gpus": 64, "rails": 4, "nic": "NETI710-4CP", "leaf": "48x25"},
+    )
+    url = reverse("planner:design-detail", args=[design.pk])
+    english = engineer_client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "16 of 48 ports free on each 48x25." in english
+    chinese = engineer_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "每台 48x25 的 48 个端口中有 16 个空闲。" in chinese
+    assert "16 of 48 ports free" not in chinese
