@@ -679,18 +679,18 @@ def _warnings(
 def _rack_power(
     design_planes: tuple[PlaneDesign, ...], bom: tuple[BomLine, ...], request: DesignRequest
 ) -> int:
-    """Network power in one full compute rack: NICs and server-end optics of its servers, plus the
-    leaves when they sit in the rack."""
+    """Network power in one full compute rack: NICs and the server ends of its links (optics,
+    and active cables, AOC and AEC, which draw power at both ends), plus the leaves when they
+    sit in the rack."""
     layout = request.layout
     servers = request.servers
     per_server = 0.0
     for line in bom:
-        if line.category == "nic" or (
-            line.category == "transceiver" and line.tier.endswith("-leaf")
-        ):
-            # Server-side optics are half of the server-leaf transceivers.
-            share = 0.5 if line.category == "transceiver" else 1.0
-            per_server += line.power_w * share / servers
+        if line.category == "nic":
+            per_server += line.power_w / servers
+        elif line.category in ("transceiver", "cable") and line.tier.endswith("-leaf"):
+            # The server end is half of a server-leaf link's modules or active-cable ends.
+            per_server += line.power_w * 0.5 / servers
     rack = per_server * layout.servers_per_rack
     if layout.leaf_placement.value == "tor":
         racks = max(1, math.ceil(servers / layout.servers_per_rack))

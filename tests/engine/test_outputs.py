@@ -180,3 +180,23 @@ def test_a_1g_cord_does_not_carry_10g_links() -> None:
     )
     assert choice.media.value == "utp"
     assert choice.length_m == 3.0  # the shortest stock cord reaching 2.5 m (catalogs.py)
+
+
+def test_power_per_rack_counts_the_server_end_of_active_cables() -> None:
+    # 1,024 GPUs, leaves in the middle of the row: the runs beyond 3 m are 400G AOCs, which the
+    # test catalog rates at 16 W per cable (catalogs.py), half of it at the server end. No NIC
+    # SKU is named, so NICs add nothing; the leaves sit outside the compute racks.
+    design = _size(gpus=1024, leaf="64x400", max_rack_power_w=20)
+    compute = design.planes[0]
+    aoc_w = sum(
+        group.cables * 16.0
+        for group in compute.links
+        if group.a == "server" and group.media.value == "aoc"
+    )
+    assert aoc_w > 0
+    servers_per_rack = design.request.layout.servers_per_rack  # 4 by default
+    expected = round(aoc_w * 0.5 / design.servers * servers_per_rack)
+    assert design.power_per_rack_w == expected
+    # Above the 20 W limit asked for: the engine says so.
+    assert expected > 20
+    assert "rack_power" in {w.code for w in design.warnings}
