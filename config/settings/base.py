@@ -190,8 +190,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "core.api.problem_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.AnonRateThrottle",
+        "core.throttling.UserRateLimit",
+        "core.throttling.AnonRateLimit",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "user": env("API_THROTTLE_USER", default="1200/min"),

@@ -114,3 +114,22 @@ def test_shallow_field_copies_keep_serializer_instances_independent():
         assert good.fields[name].parent is good
         # The class's declared field is the template: never bound, so never shared state.
         assert DesignRequestSerializer._declared_fields[name].parent is None
+
+
+def test_rate_limit_counts_per_window_and_says_when_the_next_one_opens(engineer, monkeypatch):
+    from django.core.cache import cache
+    from rest_framework.throttling import UserRateThrottle
+
+    from core.throttling import UserRateLimit
+
+    cache.clear()
+    monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", {"user": "3/min", "anon": "3/min"})
+    clock = [6_000_000.0 + 45]  # 45 s into a one-minute window (6,000,000 = 100,000 x 60)
+    monkeypatch.setattr(UserRateLimit, "timer", lambda self: clock[0])
+    _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    client = bearer(secret)
+    assert [client.get(ME).status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert client.get(ME)["Retry-After"] == "15"  # the window closes 15 s later
+    clock[0] += 15  # the next window: the count starts again
+    assert [client.get(ME).status_code for _ in range(4)] == [200, 200, 200, 429]
+    cache.clear()
