@@ -5,7 +5,8 @@ transition not allowed now)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
@@ -34,7 +35,41 @@ from quotes.serializers import (
 )
 
 PROBLEM = {"description": "RFC 9457 problem+json"}
+_View = TypeVar("_View", bound=Callable[..., Any])
 ACTION_ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM}
+
+
+def crm_upsert(
+    noun: str,
+    body: type[serializers.Serializer],  # type: ignore[type-arg]
+    result: type[serializers.Serializer],  # type: ignore[type-arg]
+) -> Callable[[_View], _View]:
+    """The `PUT .../by-external-id/{source}/{external_id}/` action a CRM upserts a record with:
+    the route and its documented schema, the same for every kind of record."""
+    schema = extend_schema(
+        summary=f"Create or update {noun} by its CRM id (201 created, 200 updated)",
+        request=body,
+        parameters=[
+            OpenApiParameter("source", str, OpenApiParameter.PATH, description="CRM name"),
+            OpenApiParameter("external_id", str, OpenApiParameter.PATH, description="CRM id"),
+        ],
+        responses={200: result, 201: result, **ACTION_ERRORS},
+    )
+    route = action(
+        detail=False,
+        methods=["put"],
+        url_path=r"by-external-id/(?P<source>[^/]+)/(?P<external_id>[^/]+)",
+        url_name="by-external-id",
+    )
+
+    def decorate(view: _View) -> _View:
+        return schema(route(view))  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def _upserted(data: Any, created: bool) -> Response:
+    return Response(data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class QuotePermissions(ModelPermissions):
@@ -224,21 +259,7 @@ class CustomerViewSet(
     def get_queryset(self) -> QuerySet[Customer]:
         return selectors.customers_visible_to(self.request.user).order_by("-pk")
 
-    @extend_schema(
-        summary="Create or update a customer by its CRM id (201 created, 200 updated)",
-        request=CustomerUpsertSerializer,
-        parameters=[
-            OpenApiParameter("source", str, OpenApiParameter.PATH, description="CRM name"),
-            OpenApiParameter("external_id", str, OpenApiParameter.PATH, description="CRM id"),
-        ],
-        responses={200: CustomerSerializer, 201: CustomerSerializer, **ACTION_ERRORS},
-    )
-    @action(
-        detail=False,
-        methods=["put"],
-        url_path=r"by-external-id/(?P<source>[^/]+)/(?P<external_id>[^/]+)",
-        url_name="by-external-id",
-    )
+    @crm_upsert("a customer", CustomerUpsertSerializer, CustomerSerializer)
     def by_external_id(self, request: Request, source: str, external_id: str) -> Response:
         data = CustomerUpsertSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -246,10 +267,7 @@ class CustomerViewSet(
             user=request.user, source=source, external_id=external_id, **data.validated_data
         )
         customer = get_object_or_404(selectors.customers_visible_to(request.user), pk=customer.pk)
-        return Response(
-            CustomerSerializer(customer).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+        return _upserted(CustomerSerializer(customer).data, created)
 
 
 @extend_schema_view(
@@ -271,21 +289,7 @@ class OpportunityViewSet(
     def get_queryset(self) -> QuerySet[Opportunity]:
         return selectors.opportunities_visible_to(self.request.user).order_by("-pk")
 
-    @extend_schema(
-        summary="Create or update an opportunity by its CRM id (201 created, 200 updated)",
-        request=OpportunityUpsertSerializer,
-        parameters=[
-            OpenApiParameter("source", str, OpenApiParameter.PATH, description="CRM name"),
-            OpenApiParameter("external_id", str, OpenApiParameter.PATH, description="CRM id"),
-        ],
-        responses={200: OpportunitySerializer, 201: OpportunitySerializer, **ACTION_ERRORS},
-    )
-    @action(
-        detail=False,
-        methods=["put"],
-        url_path=r"by-external-id/(?P<source>[^/]+)/(?P<external_id>[^/]+)",
-        url_name="by-external-id",
-    )
+    @crm_upsert("an opportunity", OpportunityUpsertSerializer, OpportunitySerializer)
     def by_external_id(self, request: Request, source: str, external_id: str) -> Response:
         data = OpportunityUpsertSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -296,10 +300,7 @@ class OpportunityViewSet(
             customer_id=data.validated_data["customer"],
             name=data.validated_data["name"],
         )
-        return Response(
-            OpportunitySerializer(opportunity).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+        return _upserted(OpportunitySerializer(opportunity).data, created)
 
 
 router.register("quotes", QuoteViewSet, basename="quote")
