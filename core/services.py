@@ -3,7 +3,10 @@
 import hashlib
 import secrets
 import socket
+from collections.abc import Collection
 from datetime import timedelta
+from enum import StrEnum
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -91,30 +94,53 @@ class JobAbandoned(RuntimeError):
     """The job was delivered more often than allowed: a worker died on it every time."""
 
 
+class Lease(StrEnum):
+    """What `lease_take` found on a job row."""
+
+    TAKEN = "taken"  # this worker now holds it
+    HELD = "held"  # another worker holds a live lease
+    FINISHED = "finished"  # nothing left to do
+    EXHAUSTED = "exhausted"  # delivered more often than JOB_MAX_ATTEMPTS allows
+
+
+def lease_take(*, row: Any, running: str, finished: Collection[str], lease_seconds: int) -> Lease:
+    """The lease rule every job row follows (worker probes, documents): a row is taken unless it
+    is finished or another worker's lease is still live, and each take counts as an attempt.
+    Sets status, start and lease on a take; the caller saves. The row must be locked
+    (select_for_update) in the caller's transaction."""
+    now = timezone.now()
+    if row.status in finished:
+        return Lease.FINISHED
+    if row.status == running and row.lease_expires_at and row.lease_expires_at > now:
+        return Lease.HELD
+    row.attempts += 1
+    if row.attempts > settings.JOB_MAX_ATTEMPTS:
+        return Lease.EXHAUSTED
+    row.status = running
+    row.started_at = now
+    row.lease_expires_at = now + timedelta(seconds=lease_seconds)
+    return Lease.TAKEN
+
+
 def job_start(*, job: Job, lease_seconds: int | None = None) -> bool:
     """Claim a job for this worker. Returns False when there is nothing to do (already finished, or
     another worker holds a live lease). Raises JobAbandoned once the delivery cap is exceeded.
 
     Must run inside a transaction that locked the job row (select_for_update)."""
-    now = timezone.now()
-    if job.status in (JobStatus.DONE, JobStatus.FAILED):
-        return False
-    if job.status == JobStatus.RUNNING and job.lease_expires_at and job.lease_expires_at > now:
-        return False
-    job.attempts += 1
-    if job.attempts > settings.JOB_MAX_ATTEMPTS:
-        job.status = JobStatus.FAILED
-        job.error = f"Gave up after {settings.JOB_MAX_ATTEMPTS} attempts."
-        job.finished_at = now
-        job.lease_expires_at = None
-        job.save()
-        raise JobAbandoned(job.error)
     lease = lease_seconds if lease_seconds is not None else settings.CELERY_TASK_TIME_LIMIT
-    job.status = JobStatus.RUNNING
-    job.started_at = now
-    job.lease_expires_at = now + timedelta(seconds=lease)
-    job.save()
-    return True
+    outcome = lease_take(
+        row=job,
+        running=JobStatus.RUNNING,
+        finished=(JobStatus.DONE, JobStatus.FAILED),
+        lease_seconds=lease,
+    )
+    if outcome == Lease.EXHAUSTED:
+        job_finish(job=job, error=f"Gave up after {settings.JOB_MAX_ATTEMPTS} attempts.")
+        raise JobAbandoned(job.error)
+    if outcome == Lease.TAKEN:
+        job.save()
+        return True
+    return False
 
 
 def job_finish(*, job: Job, error: str = "") -> None:

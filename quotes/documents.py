@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from core.errors import DomainError
 from core.models import WebhookEvent
+from core.services import Lease, lease_take
 from core.webhooks import webhook_emit
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
 from quotes.pdf import TEMPLATE_VERSION, render_document
@@ -94,19 +95,17 @@ def _progress(document_id: int) -> Any:
 def _claim(document_id: int) -> Document | None:
     with transaction.atomic():
         document = Document.objects.select_for_update().get(pk=document_id)
-        now = timezone.now()
-        if document.status in (DocumentStatus.READY, DocumentStatus.FAILED):
-            return None
-        live = document.lease_expires_at and document.lease_expires_at > now
-        if document.status == DocumentStatus.RENDERING and live:
-            return None  # another worker holds it
-        document.attempts += 1
-        if document.attempts > settings.JOB_MAX_ATTEMPTS:
+        outcome = lease_take(
+            row=document,
+            running=DocumentStatus.RENDERING,
+            finished=(DocumentStatus.READY, DocumentStatus.FAILED),
+            lease_seconds=_lease_seconds(),
+        )
+        if outcome == Lease.EXHAUSTED:
             _fail(document, _("Rendering was interrupted too many times; please try again."))
             return None
-        document.status = DocumentStatus.RENDERING
-        document.started_at = now
-        document.lease_expires_at = now + timedelta(seconds=_lease_seconds())
+        if outcome != Lease.TAKEN:
+            return None  # finished, or another worker holds it
         document.progress = 5
         document.step = "start"
         document.save()
