@@ -41,6 +41,22 @@ def pdf_text(content: bytes) -> tuple[PdfReader, str]:
 
 
 @pytest.mark.django_db
+def test_chinese_proposal_states_the_engines_warnings_in_chinese(full_catalog, engineer):
+    # 32 GPUs = 4 servers x 8 NICs on one 64-port leaf: 32 of its 64 ports idle, which the
+    # engine warns about (more than a quarter free). The customer reads that in Chinese.
+    quote = make_quote(engineer, request={**REQUEST_64, "gpus": 32})
+    codes = [w["code"] for w in quote.current_revision.design_snapshot["result"]["warnings"]]
+    assert "unused_ports" in codes
+    document = document_request(user=engineer, revision=quote.current_revision, language="zh-hans")
+    document = document_render(document_id=document.pk)
+    assert document.status == DocumentStatus.READY, document.error
+    _reader, text = pdf_text(document.file.read())
+    flat = "".join(text.split())  # the PDF wraps lines anywhere in Chinese text
+    assert "每台64x400的64个端口中有32个空闲" in flat
+    assert "ports free on each" not in text
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("language", "headings"),
     [
