@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -44,6 +45,7 @@ from quotes.selectors import SERVICES_PLANE, customers_visible_to, revision_pric
 from quotes.signals import quote_status_changed
 
 logger = logging.getLogger(__name__)
+_CrmRecord = TypeVar("_CrmRecord", Customer, Opportunity)
 
 DEFAULT_TAX_RATE = Decimal("0.13")  # VAT in China
 DEFAULT_VALIDITY_DAYS = 30
@@ -391,6 +393,23 @@ def _price_list_for(revision: QuoteRevision) -> Any:
 # --- Customers ------------------------------------------------------------------------------------
 
 
+def _by_crm_id(
+    model: type[_CrmRecord], *, source: str, external_id: str, create: Callable[[], _CrmRecord]
+) -> tuple[_CrmRecord, bool]:
+    """The record the CRM knows as (source, external_id), locked for update, or a new one made by
+    `create`; when two requests create the same id at once, the later one gets the first one's
+    record. Runs in the caller's transaction. Returns (record, created)."""
+    records = model._default_manager.select_for_update()
+    record = records.filter(external_source=source, external_id=external_id).first()
+    if record is not None:
+        return record, False
+    try:
+        with transaction.atomic():
+            return create(), True
+    except IntegrityError:
+        return records.get(external_source=source, external_id=external_id), False
+
+
 def customer_upsert_by_external_id(
     *,
     user: Any,
@@ -412,39 +431,26 @@ def customer_upsert_by_external_id(
     values: dict[str, Any] = {"name_en": name_en, "name_zh": name_zh}
     if preferred_language:
         values["preferred_language"] = preferred_language
-    with transaction.atomic():
-        customer = (
-            Customer.objects.select_for_update()
-            .filter(external_source=source, external_id=external_id)
-            .first()
-        )
-        if customer is not None:
-            if team is not None and customer.team_id != team.pk and not user.is_superuser:
-                raise TransitionNotAllowed(_("This CRM id belongs to a customer of another team."))
-            for name, value in values.items():
-                setattr(customer, name, value)
-            customer.save()
-            return customer, False
+
+    def create() -> Customer:
         if team is None:  # an administrator without a team may update, not create
             raise QuoteInvalid(_("You belong to no team: customers belong to a team."))
-        try:
-            with transaction.atomic():
-                customer = Customer.objects.create(
-                    external_source=source, external_id=external_id, team=team, **values
-                )
-        except IntegrityError:
-            # Created concurrently by another request: update that one instead.
-            customer = Customer.objects.select_for_update().get(
-                external_source=source, external_id=external_id
-            )
-            for name, value in values.items():
-                setattr(customer, name, value)
-            customer.save()
-            return customer, False
-        return customer, True
+        return Customer.objects.create(
+            external_source=source, external_id=external_id, team=team, **values
+        )
 
-
-# --- Creating a quote -----------------------------------------------------------------------------
+    with transaction.atomic():
+        customer, created = _by_crm_id(
+            Customer, source=source, external_id=external_id, create=create
+        )
+        if created:
+            return customer, True
+        if team is not None and customer.team_id != team.pk and not user.is_superuser:
+            raise TransitionNotAllowed(_("This CRM id belongs to a customer of another team."))
+        for name, value in values.items():
+            setattr(customer, name, value)
+        customer.save()
+        return customer, False
 
 
 def opportunity_upsert_by_external_id(
@@ -464,31 +470,19 @@ def opportunity_upsert_by_external_id(
     customer = customers_visible_to(user).filter(pk=customer_id).first()
     if customer is None:
         raise QuoteInvalid(_("No such customer."), field="customer")
+
+    def create() -> Opportunity:
+        return Opportunity.objects.create(
+            external_source=source, external_id=external_id, customer=customer, name=name,
+            owner=user,
+        )  # fmt: skip
+
     with transaction.atomic():
-        opportunity = (
-            Opportunity.objects.select_for_update()
-            .select_related("customer")
-            .filter(external_source=source, external_id=external_id)
-            .first()
+        opportunity, created = _by_crm_id(
+            Opportunity, source=source, external_id=external_id, create=create
         )
-        if opportunity is None:
-            try:
-                with transaction.atomic():
-                    opportunity = Opportunity.objects.create(
-                        external_source=source,
-                        external_id=external_id,
-                        customer=customer,
-                        name=name,
-                        owner=user,
-                    )
-                return opportunity, True
-            except IntegrityError:
-                # Created concurrently by another request: update that one instead.
-                opportunity = (
-                    Opportunity.objects.select_for_update()
-                    .select_related("customer")
-                    .get(external_source=source, external_id=external_id)
-                )
+        if created:
+            return opportunity, True
         if opportunity.customer.team_id != customer.team_id:
             raise CrmIdTaken(_("This CRM id belongs to an opportunity of another team."))
         if opportunity.customer_id != customer.pk and opportunity.quotes.exists():
@@ -500,6 +494,9 @@ def opportunity_upsert_by_external_id(
         opportunity.name = name
         opportunity.save(update_fields=["customer", "name"])
         return opportunity, False
+
+
+# --- Creating a quote -----------------------------------------------------------------------------
 
 
 def _bom_lines(result: dict[str, Any]) -> list[dict[str, Any]]:

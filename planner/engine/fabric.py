@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import cast
 
 from planner.engine.design import Growth, LeafGroup, PlaneShape
 from planner.engine.errors import FabricTooLarge, SwitchMismatch
@@ -46,6 +45,7 @@ def smallest_divisor_at_least(n: int, low: int) -> int | None:
     return None
 
 
+@per_model
 def uplink_speed(
     lower: SwitchModel, upper: SwitchModel, floor_gbps: int, prefer_radix: bool
 ) -> int | None:
@@ -54,20 +54,6 @@ def uplink_speed(
     Rail fabrics keep one speed end to end and run the upper tier at its largest radix (a 64x800
     switch as 128x400, which is how k^2/2 counts it). Classic ToR fabrics uplink at the leaf's
     fastest native ports (a 48x25G + 8x100G leaf uplinks at 100G)."""
-    # Memoised on the lower model, keyed by the upper one's identity (hashing a model walks all
-    # its ports); the entry holds the upper model, so its id cannot be reused while cached.
-    key = ("uplink_speed", id(upper), floor_gbps, prefer_radix)
-    cached = lower.derived.get(key)
-    if isinstance(cached, tuple) and cached[0] is upper:
-        return cast(int | None, cached[1])
-    speed = _uplink_speed(lower, upper, floor_gbps, prefer_radix)
-    lower.derived[key] = (upper, speed)
-    return speed
-
-
-def _uplink_speed(
-    lower: SwitchModel, upper: SwitchModel, floor_gbps: int, prefer_radix: bool
-) -> int | None:
     common = [
         s
         for s in upper.speeds_gbps()

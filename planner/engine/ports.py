@@ -60,11 +60,14 @@ class SwitchModel:
     rack_units: int
     lifecycle: Lifecycle = Lifecycle.AVAILABLE
 
+    def __hash__(self) -> int:
+        # Equal models have equal labels, so the label alone is a valid hash; the generated one
+        # walks every port group and breakout, and models key memo entries (`per_model`).
+        return hash((self.label, self.sku))
+
     @cached_property
     def derived(self) -> dict[Hashable, object]:
-        """What sizing derives from this model's ports, keyed by question (see `per_model`).
-        A plain dict in the instance, not an lru_cache keyed by the model: hashing a model walks
-        every port group and breakout, which cost more than most of the answers."""
+        """What sizing derives from this model's ports, keyed by question (see `per_model`)."""
         return {}
 
     @cached_property
@@ -91,7 +94,8 @@ class SwitchModel:
 def per_model(
     function: Callable[Concatenate[SwitchModel, _P], _R],
 ) -> Callable[Concatenate[SwitchModel, _P], _R]:
-    """Memoise a pure function of a switch model (and hashable arguments) on the model itself.
+    """Memoise a pure function of a switch model (and hashable arguments, other switch models
+    included) on the model itself.
 
     Models are immutable and a request reuses a few of them many times, so port arithmetic is
     done once per model and question; the cost of sizing then stays flat as tiers are added."""

@@ -362,7 +362,6 @@ def _plane_models(plane: PlaneRequest) -> _PlaneModels:
 
 @dataclass(kw_only=True)
 class _BomEntry:
-    sku: str
     description: str
     quantity: int
     power_each: float
@@ -398,7 +397,6 @@ class _Bom:
             entry.quantity += quantity
         else:
             self.lines[key] = _BomEntry(
-                sku=sku,
                 description=description,
                 quantity=quantity,
                 power_each=power_each,
