@@ -369,6 +369,10 @@ class MediaSelector:
             limits.append(_reach(media, rule))
             return None
         if media == MediaKind.UTP:
+            if {a.form_factor, b.form_factor} - {FormFactor.RJ45, None}:
+                # A patch cord needs an RJ45 jack at both ends; SFP cages take DAC or optics.
+                limits.append(text(gettext_noop("UTP needs RJ45 ports at both ends")))
+                return None
             # Twisted pair is rated by category, not by link speed: a Cat6A cord (10GBASE-T)
             # also carries 1000BASE-T, so any cord rated at the link speed or above will do.
             cord = self._shortest(

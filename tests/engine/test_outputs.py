@@ -200,3 +200,18 @@ def test_power_per_rack_counts_the_server_end_of_active_cables() -> None:
     # Above the 20 W limit asked for: the engine says so.
     assert expected > 20
     assert "rack_power" in {w.code for w in design.warnings}
+
+
+def test_sfp_cages_never_get_twisted_pair_cords() -> None:
+    from planner.engine.catalog import FormFactor
+    from planner.engine.media import MediaSelector, PortEnd
+    from planner.engine.request import MediaPolicy
+
+    # A 10G SFP+ NIC on an SFP28 leaf: a Cat6A cord rated 10G fits no SFP cage, so the link
+    # takes the next copper media (DAC) although the cord comes first for links of 10G and below.
+    nic = PortEnd(form_factor=FormFactor.SFP_PLUS, native_gbps=10, ways=1)
+    leaf = PortEnd(form_factor=FormFactor.SFP28, native_gbps=25, ways=1)
+    choice = MediaSelector(_with_utp_rated(10), MediaPolicy.COPPER).choose(
+        "compute server-leaf", 10, 2.5, leaf, nic
+    )
+    assert choice.media.value == "dac"
