@@ -6,6 +6,7 @@ without a database); the engine only ever reads these types."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from enum import StrEnum
 
 
@@ -19,6 +20,42 @@ class FormFactor(StrEnum):
     QSFP112 = "QSFP112"
     QSFP_DD = "QSFP-DD"
     OSFP = "OSFP"
+
+
+# What plugs each cage takes: the standards' backward compatibility (ports-cages-and-plugs.md).
+# OSFP is not mechanically compatible with any QSFP plug, and no SFP plug fits a QSFP cage.
+ACCEPTS: dict[FormFactor, frozenset[FormFactor]] = {
+    FormFactor.RJ45: frozenset({FormFactor.RJ45}),
+    FormFactor.SFP_PLUS: frozenset({FormFactor.SFP_PLUS}),
+    FormFactor.SFP28: frozenset({FormFactor.SFP28, FormFactor.SFP_PLUS}),
+    FormFactor.SFP56: frozenset({FormFactor.SFP56, FormFactor.SFP28, FormFactor.SFP_PLUS}),
+    FormFactor.QSFP28: frozenset({FormFactor.QSFP28}),
+    FormFactor.QSFP56: frozenset({FormFactor.QSFP56, FormFactor.QSFP28}),
+    FormFactor.QSFP112: frozenset({FormFactor.QSFP112, FormFactor.QSFP56, FormFactor.QSFP28}),
+    FormFactor.QSFP_DD: frozenset({FormFactor.QSFP_DD, FormFactor.QSFP56, FormFactor.QSFP28}),
+    FormFactor.OSFP: frozenset({FormFactor.OSFP}),
+}
+
+# Speeds a cage runs natively, one link per cage, besides its own speed (an SFP28 cage runs an
+# SFP+ plug at 10G; a QSFP56 cage a QSFP28 plug at 100G). Same table, "Native speeds" column.
+NATIVE_SPEEDS_GBPS: dict[FormFactor, tuple[int, ...]] = {
+    FormFactor.RJ45: (10, 1),
+    FormFactor.SFP_PLUS: (10, 1),
+    FormFactor.SFP28: (25, 10),
+    FormFactor.SFP56: (50, 25, 10),
+    FormFactor.QSFP28: (100, 40),
+    FormFactor.QSFP56: (200, 100, 40),
+    FormFactor.QSFP112: (400, 200, 100),
+    FormFactor.QSFP_DD: (400,),
+    FormFactor.OSFP: (800, 400),
+}
+
+
+def accepts(cage: FormFactor | None, plug: FormFactor | None) -> bool:
+    """Whether `plug` fits `cage`; an unknown cage (an inline NIC speed) takes any plug."""
+    if cage is None or plug is None:
+        return cage is None
+    return plug in ACCEPTS.get(cage, frozenset({cage}))
 
 
 class Lifecycle(StrEnum):
@@ -58,19 +95,30 @@ class FibreType(StrEnum):
 
 class Connector(StrEnum):
     LC = "LC"
-    MPO12 = "MPO-12"
+    MPO12 = "MPO-12"  # UPC polish (100G/200G SR4)
+    MPO12_APC = "MPO-12/APC"  # angled polish: NVIDIA NDR/XDR-class SR4 and DR4 modules
     MPO16 = "MPO-16"
     MPO24 = "MPO-24"
 
 
+class CableKind(StrEnum):
+    ASSEMBLY = "assembly"  # copper, AOC: plugs on both ends
+    PATCH_CORD = "patch_cord"  # fibre from a module (or a patch panel port) to a patch panel
+    TRUNK = "trunk"  # fibre between two patch panels
+
+
 @dataclass(frozen=True, kw_only=True)
 class Product:
-    """What every sellable item has in common."""
+    """What every sellable item has in common. `price` is the unit price on the active price
+    list and `cost` the catalog's cost; media are chosen on the first of them that is known."""
 
     sku: str
     name: str
     vendor: str
     lifecycle: Lifecycle
+    price: Decimal | None = None
+    cost: Decimal | None = None
+    own_brand: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,6 +151,9 @@ class NicSpec(Product):
 
 @dataclass(frozen=True, kw_only=True)
 class SwitchSpec(Product):
+    """`power_typical_w` and `power_max_w` are the switch without optics (datasheet); the modules
+    it holds are counted on their own lines, so nothing is counted twice."""
+
     port_groups: tuple[PortGroup, ...]
     switching_capacity_gbps: int
     power_typical_w: float
@@ -146,6 +197,19 @@ class CableSpec(Product):
     connector: Connector | None = None
     strands: int = 0
     power_w: float = 0.0  # per cable (both ends), for AEC and AOC
+    kind: CableKind = CableKind.ASSEMBLY
+
+
+@dataclass(frozen=True, kw_only=True)
+class PatchPanelSpec(Product):
+    """A patch panel or MPO cassette: `ports` fibre ports of `connector` in `rack_units`, each
+    mated pair costing `insertion_loss_db`."""
+
+    connector: Connector
+    ports: int
+    rack_units: int
+    insertion_loss_db: float
+    fibre_type: FibreType | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,12 +229,21 @@ class CatalogSnapshot:
     transceivers: tuple[TransceiverSpec, ...] = ()
     cables: tuple[CableSpec, ...] = ()
     media_rules: tuple[MediaRule, ...] = ()
+    patch_panels: tuple[PatchPanelSpec, ...] = ()
+    # The seller's own brand is chosen when it costs at most this much more per link.
+    own_brand_margin: float = 0.05
     # Which price list / revision this snapshot came from, for reproducibility of saved designs.
     version: str = field(default="")
 
     def by_sku(self) -> dict[str, Product]:
         items: dict[str, Product] = {}
-        for group in (self.nics, self.switches, self.transceivers, self.cables):
+        for group in (
+            self.nics,
+            self.switches,
+            self.transceivers,
+            self.cables,
+            self.patch_panels,
+        ):
             for item in group:
                 items[item.sku] = item
         return items
