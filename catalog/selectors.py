@@ -28,7 +28,7 @@ from catalog.models import (
     Product,
     breakout_error,
 )
-from catalog.snapshot import finish
+from catalog.snapshot import finish, money
 from planner.engine import catalog as engine
 from planner.engine.catalog import CatalogSnapshot, FormFactor
 
@@ -63,12 +63,39 @@ def sellable_products() -> QuerySet[Product]:
 # --- Engine snapshot ------------------------------------------------------------------------
 
 
-def _common(product: Product) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SnapshotPricing:
+    """The default price list's amounts by SKU and its currency (None: no default list)."""
+
+    prices: dict[str, Decimal]
+    currency: str | None
+
+    @classmethod
+    def current(cls) -> SnapshotPricing:
+        price_list = default_price_list()
+        if price_list is None:
+            return cls(prices={}, currency=None)
+        return cls(prices=price_map(price_list), currency=price_list.currency)
+
+    def cost(self, product: Product) -> Decimal | None:
+        """The catalog cost, when it can be compared with the default list's prices."""
+        if self.currency is not None and product.cost_currency != self.currency:
+            return None
+        return money(product.cost)
+
+
+NO_PRICES = SnapshotPricing(prices={}, currency=None)
+
+
+def _common(product: Product, pricing: SnapshotPricing) -> dict[str, Any]:
     return {
         "sku": product.sku,
         "name": product.name_en,
         "vendor": product.vendor.code,
         "lifecycle": engine.Lifecycle(product.lifecycle),
+        "price": money(pricing.prices.get(product.sku)),
+        "cost": pricing.cost(product),
+        "own_brand": product.vendor.is_own_brand,
     }
 
 
@@ -76,10 +103,10 @@ def _opt(enum: type[Any], value: str) -> Any:
     return enum(value) if value else None
 
 
-def nic_to_engine(product: Product) -> engine.NicSpec:
+def nic_to_engine(product: Product, pricing: SnapshotPricing = NO_PRICES) -> engine.NicSpec:
     spec = product.nic_spec
     return engine.NicSpec(
-        **_common(product),
+        **_common(product, pricing),
         ports=spec.ports,
         speed_gbps=spec.speed_gbps,
         form_factor=FormFactor(spec.form_factor),
@@ -91,10 +118,10 @@ def nic_to_engine(product: Product) -> engine.NicSpec:
     )
 
 
-def switch_to_engine(product: Product) -> engine.SwitchSpec:
+def switch_to_engine(product: Product, pricing: SnapshotPricing = NO_PRICES) -> engine.SwitchSpec:
     spec = product.switch_spec
     return engine.SwitchSpec(
-        **_common(product),
+        **_common(product, pricing),
         port_groups=tuple(
             engine.PortGroup(
                 count=group.count,
@@ -114,10 +141,12 @@ def switch_to_engine(product: Product) -> engine.SwitchSpec:
     )
 
 
-def transceiver_to_engine(product: Product) -> engine.TransceiverSpec:
+def transceiver_to_engine(
+    product: Product, pricing: SnapshotPricing = NO_PRICES
+) -> engine.TransceiverSpec:
     spec = product.transceiver_spec
     return engine.TransceiverSpec(
-        **_common(product),
+        **_common(product, pricing),
         form_factor=FormFactor(spec.form_factor),
         speed_gbps=spec.speed_gbps,
         standard=spec.standard,
@@ -133,10 +162,10 @@ def transceiver_to_engine(product: Product) -> engine.TransceiverSpec:
     )
 
 
-def cable_to_engine(product: Product) -> engine.CableSpec:
+def cable_to_engine(product: Product, pricing: SnapshotPricing = NO_PRICES) -> engine.CableSpec:
     spec = product.cable_spec
     return engine.CableSpec(
-        **_common(product),
+        **_common(product, pricing),
         media=engine.MediaKind(spec.media),
         end_a=_opt(FormFactor, spec.end_a),
         end_b=_opt(FormFactor, spec.end_b),
@@ -147,6 +176,7 @@ def cable_to_engine(product: Product) -> engine.CableSpec:
         connector=_opt(engine.Connector, spec.connector),
         strands=spec.strands,
         power_w=float(spec.power_w),
+        kind=engine.CableKind(spec.kind),
     )
 
 
@@ -160,19 +190,21 @@ def media_rule_to_engine(rule: MediaRule) -> engine.MediaRule:
 
 
 def catalog_snapshot() -> CatalogSnapshot:
-    """The engine's view of the catalog: sellable (available and planned) products only."""
+    """The engine's view of the catalog: sellable (available and planned) products only, each with
+    its unit price on the default price list, its cost and its vendor's own-brand flag."""
     nics, switches, transceivers, cables = [], [], [], []
+    pricing = SnapshotPricing.current()
     for product in sellable_products():
         if product.spec is None:
             continue  # incomplete products are reported by catalog_problems(), never sized
         if product.category == Category.NIC:
-            nics.append(nic_to_engine(product))
+            nics.append(nic_to_engine(product, pricing))
         elif product.category == Category.SWITCH:
-            switches.append(switch_to_engine(product))
+            switches.append(switch_to_engine(product, pricing))
         elif product.category == Category.TRANSCEIVER:
-            transceivers.append(transceiver_to_engine(product))
+            transceivers.append(transceiver_to_engine(product, pricing))
         elif product.category in CABLE_MEDIA_FOR_CATEGORY:
-            cables.append(cable_to_engine(product))
+            cables.append(cable_to_engine(product, pricing))
     return finish(
         nics=nics,
         switches=switches,

@@ -4,17 +4,24 @@
 the two are equal after `load_catalog`. Both sort the same way (products by SKU, media rules by
 speed and media, reaches by fibre type, breakouts by ways, port groups in their listed order) and
 both stamp the snapshot with `snapshot_version()`, a hash of its content, so that a saved design
-can tell whether the catalog it was sized against has changed."""
+can tell whether the catalog it was sized against has changed.
+
+Every product carries its unit price on the default price list (`price`), its catalog cost
+(`cost`, only when it is in the default list's currency, so that the engine never compares yuan
+with dollars) and whether its vendor is the own brand (`own_brand`). Money is a Decimal with two
+places on both sides, as the database stores it."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from planner.engine.catalog import (
     Breakout,
+    CableKind,
     CableSpec,
     CatalogSnapshot,
     Connector,
@@ -24,6 +31,7 @@ from planner.engine.catalog import (
     MediaKind,
     MediaRule,
     NicSpec,
+    PatchPanelSpec,
     PortGroup,
     Reach,
     SwitchSpec,
@@ -32,18 +40,33 @@ from planner.engine.catalog import (
 
 SELLABLE = frozenset({Lifecycle.PLANNED, Lifecycle.AVAILABLE})
 CABLE_CATEGORIES = frozenset({"copper_cable", "aoc", "fibre"})
+PATCH_PANEL_CATEGORY = "patch_panel"
 SEED_FORMAT = "ezmax-catalog/1"
+CENTS = Decimal("0.01")
+
+
+def money(value: Any) -> Decimal | None:
+    """A seed or database amount as the database keeps it (two places), or None."""
+    if value is None or value == "":
+        return None
+    try:
+        return Decimal(str(value)).quantize(CENTS)
+    except InvalidOperation as exc:
+        raise ValueError(f"not an amount: {value!r}") from exc
 
 
 def snapshot_version(snapshot: CatalogSnapshot) -> str:
-    """A short hash of everything the engine reads (not of prices or names in other languages)."""
+    """A short hash of everything the engine reads, prices and costs included: a saved design
+    records the catalog and the prices it was sized and priced with."""
     content = repr(
         (
             snapshot.nics,
             snapshot.switches,
             snapshot.transceivers,
             snapshot.cables,
+            snapshot.patch_panels,
             snapshot.media_rules,
+            snapshot.own_brand_margin,
         )
     )
     return "sha256:" + hashlib.sha256(content.encode()).hexdigest()[:16]
@@ -56,6 +79,7 @@ def finish(
     transceivers: Iterable[TransceiverSpec],
     cables: Iterable[CableSpec],
     media_rules: Iterable[MediaRule],
+    patch_panels: Iterable[PatchPanelSpec] = (),
 ) -> CatalogSnapshot:
     """Sort every group the canonical way and stamp the version."""
     snapshot = CatalogSnapshot(
@@ -63,6 +87,7 @@ def finish(
         switches=tuple(sorted(switches, key=lambda item: item.sku)),
         transceivers=tuple(sorted(transceivers, key=lambda item: item.sku)),
         cables=tuple(sorted(cables, key=lambda item: item.sku)),
+        patch_panels=tuple(sorted(patch_panels, key=lambda item: item.sku)),
         media_rules=tuple(
             sorted(media_rules, key=lambda rule: (rule.speed_gbps, rule.media.value))
         ),
@@ -74,19 +99,55 @@ def _optional(enum: type[Any], value: Any) -> Any:
     return enum(value) if value else None
 
 
-def _common(entry: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Pricing:
+    """What the seed says about money and brands, for `_common`: the default list's amounts by
+    SKU, its currency, and the vendors marked own brand."""
+
+    prices: Mapping[str, Decimal]
+    currency: str | None
+    own_brands: frozenset[str]
+
+    @classmethod
+    def from_seed(cls, data: Mapping[str, Any]) -> Pricing:
+        default = next((pl for pl in data.get("price_lists", []) if pl.get("default")), None)
+        prices: dict[str, Decimal] = {}
+        for row in (default or {}).get("prices", []):
+            amount = money(row.get("amount"))
+            if amount is not None:
+                prices[row["sku"]] = amount
+        return cls(
+            prices=prices,
+            currency=default["currency"] if default else None,
+            own_brands=frozenset(
+                v["code"] for v in data.get("vendors", []) if v.get("own_brand", False)
+            ),
+        )
+
+    def cost(self, amount: Any, currency: str | None) -> Decimal | None:
+        """The cost when it can be compared with the default list's prices."""
+        if self.currency is not None and currency != self.currency:
+            return None
+        return money(amount)
+
+
+def _common(entry: Mapping[str, Any], pricing: Pricing) -> dict[str, Any]:
+    cost = entry.get("cost") or {}
     return {
         "sku": entry["sku"],
         "name": entry["name"]["en"],
         "vendor": entry["vendor"],
         "lifecycle": Lifecycle(entry["lifecycle"]),
+        "price": pricing.prices.get(entry["sku"]),
+        "cost": pricing.cost(cost.get("amount"), cost.get("currency", "CNY")),
+        "own_brand": entry["vendor"] in pricing.own_brands,
     }
 
 
-def _nic(entry: Mapping[str, Any]) -> NicSpec:
+def _nic(entry: Mapping[str, Any], pricing: Pricing) -> NicSpec:
     spec = entry["spec"]
     return NicSpec(
-        **_common(entry),
+        **_common(entry, pricing),
         ports=int(spec["ports"]),
         speed_gbps=int(spec["speed_gbps"]),
         form_factor=FormFactor(spec["form_factor"]),
@@ -98,7 +159,7 @@ def _nic(entry: Mapping[str, Any]) -> NicSpec:
     )
 
 
-def _switch(entry: Mapping[str, Any]) -> SwitchSpec:
+def _switch(entry: Mapping[str, Any], pricing: Pricing) -> SwitchSpec:
     spec = entry["spec"]
     groups = tuple(
         PortGroup(
@@ -118,7 +179,7 @@ def _switch(entry: Mapping[str, Any]) -> SwitchSpec:
         for group in spec["port_groups"]
     )
     return SwitchSpec(
-        **_common(entry),
+        **_common(entry, pricing),
         port_groups=groups,
         switching_capacity_gbps=int(spec["switching_capacity_gbps"]),
         power_typical_w=float(spec["power_typical_w"]),
@@ -127,14 +188,14 @@ def _switch(entry: Mapping[str, Any]) -> SwitchSpec:
     )
 
 
-def _transceiver(entry: Mapping[str, Any]) -> TransceiverSpec:
+def _transceiver(entry: Mapping[str, Any], pricing: Pricing) -> TransceiverSpec:
     spec = entry["spec"]
     reaches = tuple(
         Reach(fibre_type=FibreType(fibre), reach_m=float(reach))
         for fibre, reach in sorted(spec["reaches"].items())
     )
     return TransceiverSpec(
-        **_common(entry),
+        **_common(entry, pricing),
         form_factor=FormFactor(spec["form_factor"]),
         speed_gbps=int(spec["speed_gbps"]),
         standard=spec["standard"],
@@ -147,10 +208,10 @@ def _transceiver(entry: Mapping[str, Any]) -> TransceiverSpec:
     )
 
 
-def _cable(entry: Mapping[str, Any]) -> CableSpec:
+def _cable(entry: Mapping[str, Any], pricing: Pricing) -> CableSpec:
     spec = entry["spec"]
     return CableSpec(
-        **_common(entry),
+        **_common(entry, pricing),
         media=MediaKind(spec["media"]),
         end_a=_optional(FormFactor, spec.get("end_a")),
         end_b=_optional(FormFactor, spec.get("end_b")),
@@ -161,6 +222,19 @@ def _cable(entry: Mapping[str, Any]) -> CableSpec:
         connector=_optional(Connector, spec.get("connector")),
         strands=int(spec.get("strands", 0)),
         power_w=float(spec.get("power_w", 0)),
+        kind=CableKind(spec.get("kind") or CableKind.ASSEMBLY.value),
+    )
+
+
+def _patch_panel(entry: Mapping[str, Any], pricing: Pricing) -> PatchPanelSpec:
+    spec = entry["spec"]
+    return PatchPanelSpec(
+        **_common(entry, pricing),
+        connector=Connector(spec["connector"]),
+        ports=int(spec["ports"]),
+        rack_units=int(spec["rack_units"]),
+        insertion_loss_db=float(spec["insertion_loss_db"]),
+        fibre_type=_optional(FibreType, spec.get("fibre_type")),
     )
 
 
@@ -179,22 +253,27 @@ def snapshot_from_seed(data: Mapping[str, Any]) -> CatalogSnapshot:
     switches: list[SwitchSpec] = []
     transceivers: list[TransceiverSpec] = []
     cables: list[CableSpec] = []
+    patch_panels: list[PatchPanelSpec] = []
+    pricing = Pricing.from_seed(data)
     for entry in data.get("products", []):
         if Lifecycle(entry["lifecycle"]) not in SELLABLE:
             continue
         category = entry["category"]
         if category == "nic":
-            nics.append(_nic(entry))
+            nics.append(_nic(entry, pricing))
         elif category == "switch":
-            switches.append(_switch(entry))
+            switches.append(_switch(entry, pricing))
         elif category == "transceiver":
-            transceivers.append(_transceiver(entry))
+            transceivers.append(_transceiver(entry, pricing))
         elif category in CABLE_CATEGORIES:
-            cables.append(_cable(entry))
+            cables.append(_cable(entry, pricing))
+        elif category == PATCH_PANEL_CATEGORY:
+            patch_panels.append(_patch_panel(entry, pricing))
     return finish(
         nics=nics,
         switches=switches,
         transceivers=transceivers,
         cables=cables,
+        patch_panels=patch_panels,
         media_rules=[_media_rule(rule) for rule in data.get("media_rules", [])],
     )
