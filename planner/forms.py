@@ -327,9 +327,11 @@ class WizardStepForm(forms.Form):
     media = forms.ChoiceField(
         label=_("Media policy"),
         choices=[
-            (MediaPolicy.AUTO.value, _("Automatic: copper where it reaches, then optics")),
+            (MediaPolicy.AUTO.value, _("Automatic: the cheapest media that fits and reaches")),
             (MediaPolicy.COPPER.value, _("Copper only (DAC/AEC)")),
             (MediaPolicy.OPTICAL.value, _("Optical only")),
+            (MediaPolicy.MMF.value, _("Multimode optics only")),
+            (MediaPolicy.SMF.value, _("Single-mode optics only")),
         ],
         help_text=_("Chosen per link by length and speed from the catalog's reach limits."),
     )

@@ -12,11 +12,8 @@ from planner.engine import names
 from planner.engine.catalog import MediaKind
 from planner.engine.design import Design, LinkGroup, PlaneDesign, PlaneShape
 from planner.engine.media import (
-    cage_run_m,
-    extra_run_m,
-    in_rack_leaf,
+    leaf_link_runs,
     leaf_spine_run_m,
-    rack_run_m,
     rail_style,
     spine_core_run_m,
     switch_end,
@@ -60,85 +57,75 @@ def _nic_port(plane: str, index: int) -> str:
 
 
 def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Iterator[_Link]:
+    """Server-facing links leaf by leaf, in port order: each link on the port group and cage
+    the leaf gives it (`PlaneDesign.down_parts`), each cage cabled for its longest lane."""
     shape = plane.shape
-    leaf_model_ways = 1
-    for tier in plane.tiers[:1]:
-        label = tier.downlink_breakout
-        if label and "x" in label and label[0].isdigit() and "port" not in label:
-            leaf_model_ways = int(label.split("x")[0])
-    ways = leaf_model_ways
-    spr, per_row = layout.servers_per_rack, layout.racks_per_row
-    inside = in_rack_leaf(shape, layout)
     for fabric_plane in range(shape.fabric_planes):
         leaf_index = 0
         first_server = 0
         for group in shape.leaf_groups:
+            parts = plane.leaf_parts(group.downlinks_per_leaf)
             for _ in range(group.count):
                 for within in range(group.leaves):
                     leaf_name = names.leaf(shape, fabric_plane, leaf_index)
-                    for logical in range(group.downlinks_per_leaf):
-                        if shape.style == "packed":
-                            endpoint = leaf_index * shape.leaf_downlinks + logical
-                            yield _packed_link(
-                                plane, shape, layout, endpoint, leaf_name, logical, ways,
-                                servers_total,
+                    runs = leaf_link_runs(
+                        shape, layout, group.servers, group.downlinks_per_leaf, first_server,
+                        leaf_index, within, fabric_plane,
+                    )  # fmt: skip
+                    logical = 0
+                    for part in parts:
+                        for offset in range(part.links):
+                            cage, lane = divmod(offset, part.ways)
+                            first = logical - lane
+                            lanes = min(part.ways, part.links - cage * part.ways)
+                            run = max(runs[first : first + lanes])
+                            link_group = plane.run_media(
+                                "endpoint" if shape.style == "packed" else "server", "leaf",
+                                run, part.form_factor, part.ways,
                             )  # fmt: skip
-                            continue
-                        if rail_style(shape):
-                            server_in_group, nic = logical, fabric_plane * shape.ports_per_server
-                            nic += within
-                            run = cage_run_m(layout, group.servers, logical // ways, ways, nic)
-                        else:
-                            per = shape.links_per_server_per_leaf
-                            server_in_group, port_k = divmod(logical, per)
-                            nic = fabric_plane * shape.ports_per_server + within * per + port_k
-                            server = first_server + server_in_group
-                            rack = server // spr
-                            run = rack_run_m(layout, rack % per_row, server % spr, inside)
-                        server = first_server + server_in_group
-                        yield _Link(
-                            a_device=leaf_name,
-                            a_port=names.port(logical, ways),
-                            a_physical=f"{leaf_name}:{logical // ways}",
-                            b_device=names.server(server, servers_total),
-                            b_port=_nic_port(plane.name, nic),
-                            group=plane.run_media("server", "leaf", run),
-                        )
+                            device, port = _endpoint(
+                                plane, shape, leaf_index, logical, first_server, within,
+                                fabric_plane, servers_total,
+                            )  # fmt: skip
+                            physical = part.first_port + cage
+                            yield _Link(
+                                a_device=leaf_name,
+                                a_port=names.port(lane, part.ways, physical),
+                                a_physical=f"{leaf_name}:{physical}",
+                                b_device=device,
+                                b_port=port,
+                                group=link_group,
+                            )
+                            logical += 1
                     leaf_index += 1
                 first_server += group.servers
 
 
-def _packed_link(
+def _endpoint(
     plane: PlaneDesign,
     shape: PlaneShape,
-    layout: Layout,
-    endpoint: int,
-    leaf_name: str,
+    leaf_index: int,
     logical: int,
-    ways: int,
+    first_server: int,
+    within: int,
+    fabric_plane: int,
     servers_total: int,
-) -> _Link:
-    server_ports = shape.servers - shape.extra_endpoints
-    if endpoint < server_ports:
-        server, nic = divmod(endpoint, shape.ports_per_server)
-        rack = server // layout.servers_per_rack
-        inside = in_rack_leaf(shape, layout)
-        run = rack_run_m(
-            layout, rack % layout.racks_per_row, server % layout.servers_per_rack, inside
-        )
-        device, port = names.server(server, servers_total), _nic_port(shape.plane, nic)
-    else:
-        extra = endpoint - server_ports
-        run = extra_run_m(layout)
-        device, port = f"{shape.plane}-dev{extra + 1:05d}", "p1"
-    return _Link(
-        a_device=leaf_name,
-        a_port=names.port(logical, ways),
-        a_physical=f"{leaf_name}:{logical // ways}",
-        b_device=device,
-        b_port=port,
-        group=plane.run_media("endpoint", "leaf", run),
-    )
+) -> tuple[str, str]:
+    """The device and port at the far end of a leaf's downlink `logical`."""
+    if shape.style == "packed":
+        endpoint = leaf_index * shape.leaf_downlinks + logical
+        server_ports = shape.servers - shape.extra_endpoints
+        if endpoint < server_ports:
+            server, nic = divmod(endpoint, shape.ports_per_server)
+            return names.server(server, servers_total), _nic_port(shape.plane, nic)
+        return f"{shape.plane}-dev{endpoint - server_ports + 1:05d}", "p1"
+    if rail_style(shape):
+        nic = fabric_plane * shape.ports_per_server + within
+        return names.server(first_server + logical, servers_total), _nic_port(plane.name, nic)
+    per = shape.links_per_server_per_leaf
+    server_in_group, port_k = divmod(logical, per)
+    nic = fabric_plane * shape.ports_per_server + within * per + port_k
+    return names.server(first_server + server_in_group, servers_total), _nic_port(plane.name, nic)
 
 
 def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
@@ -146,8 +133,8 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
     if shape.tiers < 2:
         return
     leaf_tier, spine_tier = plane.tiers[0], plane.tiers[1]
-    # Uplinks start after the leaf's downlink cages; spine ports count from the first.
-    first_up = leaf_tier.ports_used - -(-shape.leaf_uplinks // _ways(leaf_tier.uplink_breakout))
+    # Uplinks start after the leaf's downlink cages in their group; spine ports count from 0.
+    first_up = plane.leaf_uplink_first_port
     leaf_ways = _ways(leaf_tier.uplink_breakout)
     spine_ways = _ways(spine_tier.downlink_breakout)
     pod_leaves = shape.groups_per_pod * shape.leaves_per_group

@@ -5,11 +5,14 @@ here (see `cabling.iter_cabling` for the per-cable view)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from planner.engine.catalog import MediaKind
+from planner.engine.catalog import FormFactor, MediaKind
 from planner.engine.request import DesignRequest
 from planner.engine.text import Text
+
+if TYPE_CHECKING:
+    from planner.engine.media import MediaChoice
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,9 +104,21 @@ class TierDesign:
 
 
 @dataclass(frozen=True, kw_only=True)
+class LinkEnd:
+    """One side of a link group: the cages it plugs into and how many links each carries (2 in
+    an 800G cage running 2x400G)."""
+
+    role: str
+    form_factor: FormFactor | None  # None: an inline NIC speed with no catalog NIC
+    cages: int
+    links_per_cage: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class LinkGroup:
     """Identical links between two tiers: three separate counts, because a breakout cable or a
-    twin-port module carries several links."""
+    twin-port module carries several links. `a` is the lower tier, `b` the upper; a generic
+    stand-in part (no catalog item fits) has an empty SKU and makes the group a catalog gap."""
 
     plane: str
     a: str  # lower tier: server, storage, leaf, spine
@@ -120,6 +135,19 @@ class LinkGroup:
     transceivers: int = 0
     links_per_transceiver_a: int = 1
     links_per_transceiver_b: int = 1
+    end_a: LinkEnd | None = None
+    end_b: LinkEnd | None = None
+    transceivers_a: int = 0
+    transceivers_b: int = 0
+    cord_sku: str | None = None  # structured cabling: a patch cord at each end of the trunk
+    cords: int = 0
+    panel_sku: str | None = None
+    panel_ports: int = 0  # one at each end of every trunk
+    panels: int = 0
+    catalog_gap: bool = False
+    runs_m: tuple[float, ...] = ()  # the computed runs (before stock rounding) it carries
+    shared: bool = True  # all lanes of a broken-out upper cage go to one lower cage
+    choice: MediaChoice | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,26 +159,41 @@ class LengthBin:
 
 
 class RunMedia(NamedTuple):
-    """Which link group carries links whose computed run is `run_m` (before stock rounding), so
-    the cabling plan can give each cable the same media as the counts. A named tuple: a design
-    holds one per distinct run, built in C."""
+    """Which link group carries links whose computed run is `run_m` (before stock rounding) into
+    cages of `form_factor` run `ways` ways at the upper end, so the cabling plan gives each cable
+    the same media as the counts. A named tuple: a design holds one per distinct run."""
 
     a: str
     b: str
     run_m: float
     link_index: int  # into PlaneDesign.links
+    form_factor: FormFactor | None = None
+    ways: int = 1
+
+
+class DownPart(NamedTuple):
+    """Consecutive server-facing links of a leaf on one port group: `links` links in cages of
+    `form_factor` run `ways` ways, numbered from physical port `first_port` (0-based)."""
+
+    form_factor: FormFactor | None
+    ways: int
+    links: int
+    first_port: int
 
 
 @dataclass(frozen=True, kw_only=True)
 class BomLine:
-    sku: str
+    sku: str  # empty for a generic part that stands in for a catalog gap
     description: str
     quantity: int
     power_w: int  # total for the line
     rack_units: int  # total for the line
     plane: str
     tier: str  # leaf, spine, core, server, server-leaf, leaf-spine, ...
-    category: str  # nic, switch, transceiver, cable
+    category: str  # nic, switch, transceiver, cable, patch_panel
+    catalog_gap: bool = False
+    description_text: Text | None = None  # for a generic part, translatable
+    power_max_w: int = 0  # total for the line at maximum load
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,12 +237,25 @@ class PlaneDesign:
     leaf_uplink_gbps: int
     growth: Growth
     runs: tuple[RunMedia, ...] = ()
+    # How a leaf with so many downlinks spreads them over its port groups, by downlink count.
+    down_parts: tuple[tuple[int, tuple[DownPart, ...]], ...] = ()
+    leaf_uplink_first_port: int = 0  # physical port (0-based) of the leaf's first uplink cage
 
-    def run_media(self, a: str, b: str, run_m: float) -> LinkGroup:
+    def run_media(
+        self, a: str, b: str, run_m: float, form_factor: FormFactor | None = None, ways: int = 0
+    ) -> LinkGroup:
         for run in self.runs:
             if run.a == a and run.b == b and abs(run.run_m - run_m) < 1e-6:
+                if ways and (run.ways != ways or run.form_factor != form_factor):
+                    continue
                 return self.links[run.link_index]
-        raise KeyError((a, b, run_m))
+        raise KeyError((a, b, run_m, form_factor, ways))
+
+    def leaf_parts(self, downlinks: int) -> tuple[DownPart, ...]:
+        for count, parts in self.down_parts:
+            if count == downlinks:
+                return parts
+        raise KeyError(downlinks)
 
     def tier(self, role: str) -> TierDesign | None:
         return next((tier for tier in self.tiers if tier.role == role), None)
@@ -215,11 +271,12 @@ class Design:
     racks: int  # compute racks
     planes: tuple[PlaneDesign, ...]
     bom: tuple[BomLine, ...]
-    power_w: int  # all network equipment: NICs, switches, optics, active cables
+    power_w: int  # all network equipment, typical: NICs, switches without optics, optics, AEC/AOC
     power_per_rack_w: int  # network equipment in one full compute rack
     warnings: tuple[DesignWarning, ...]
     notes: tuple[Text, ...] = field(default=())  # trade-offs, for alternatives
     cost: str | None = None  # Decimal as text, when prices were given
+    power_max_w: int = 0  # the same at maximum load
 
     @property
     def compute(self) -> PlaneDesign:

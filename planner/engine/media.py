@@ -8,19 +8,27 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
+from planner.engine import generic
 from planner.engine.catalog import (
     COPPER_MEDIA,
     MEDIA_PREFERENCE,
     OPTICAL_MEDIA,
+    CableKind,
     CableSpec,
     CatalogSnapshot,
+    Connector,
+    FibreType,
     FormFactor,
     MediaKind,
     MediaRule,
+    PatchPanelSpec,
+    Product,
     TransceiverSpec,
+    accepts,
 )
 from planner.engine.design import PlaneShape
 from planner.engine.errors import MediaUnavailable
@@ -155,6 +163,84 @@ def server_leaf_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
     return runs
 
 
+def leaf_link_runs(
+    shape: PlaneShape,
+    layout: Layout,
+    group_servers: int,
+    downlinks: int,
+    first_server: int,
+    leaf_index: int,
+    within: int,
+    fabric_plane: int,
+) -> tuple[float, ...]:
+    """The run of each server-facing link of one leaf, in port order, exactly as the cabling
+    plan wires them (`cabling._server_links`); `leaf_index` counts leaves in the plane."""
+    spr, per_row = layout.servers_per_rack, layout.racks_per_row
+    if shape.style == "packed":
+        server_ports = shape.servers - shape.extra_endpoints
+        inside = in_rack_leaf(shape, layout)
+        runs = []
+        for logical in range(downlinks):
+            endpoint = leaf_index * shape.leaf_downlinks + logical
+            if endpoint < server_ports:
+                server = endpoint // shape.ports_per_server
+                rack = server // spr
+                runs.append(rack_run_m(layout, rack % per_row, server % spr, inside))
+            else:
+                runs.append(extra_run_m(layout))
+        return tuple(runs)
+    if rail_style(shape):
+        nic = fabric_plane * shape.ports_per_server + within
+        return tuple(
+            rail_run_m(layout, group_servers, logical, nic) for logical in range(downlinks)
+        )
+    inside = in_rack_leaf(shape, layout)
+    per = shape.links_per_server_per_leaf
+    # A top-of-rack leaf sits in the first rack of the servers it serves; the servers of the
+    # other racks it serves (a 64-port ToR for two racks) reach it across the row.
+    leaf_row, leaf_pos = divmod(first_server // spr, per_row)
+    runs = []
+    for logical in range(downlinks):
+        server = first_server + logical // per
+        row, pos = divmod(server // spr, per_row)
+        if inside and (row, pos) != (leaf_row, leaf_pos):
+            across = (
+                abs(pos - leaf_pos) * layout.rack_width_m
+                + abs(row - leaf_row) * ROW_PITCH_M
+                + 2 * RACK_EXIT_M
+            )
+            runs.append(_round(across + layout.cable_slack_m))
+        else:
+            runs.append(rack_run_m(layout, pos, server % spr, inside))
+    return tuple(runs)
+
+
+def leaf_pattern_key(
+    shape: PlaneShape,
+    layout: Layout,
+    group_servers: int,
+    downlinks: int,
+    first_server: int,
+    leaf_index: int,
+    within: int,
+    fabric_plane: int,
+) -> tuple[int, ...]:
+    """Leaves with equal keys have equal `leaf_link_runs`: runs depend on a server's position in
+    its row and slot in its rack only, so sizing computes each pattern once."""
+    period = layout.servers_per_rack * layout.racks_per_row
+    if shape.style == "packed":
+        base = leaf_index * shape.leaf_downlinks
+        server_ports = shape.servers - shape.extra_endpoints
+        on_servers = max(0, min(downlinks, server_ports - base))
+        return (base % (period * shape.ports_per_server), downlinks, on_servers)
+    if rail_style(shape):
+        rail = fabric_plane * shape.ports_per_server + within
+        if layout.leaf_placement != LeafPlacement.TOR:
+            rail = 0
+        return (group_servers, downlinks, rail)
+    return (first_server % period, downlinks)
+
+
 def cage_run_m(layout: Layout, group_servers: int, cage: int, ways: int, rail: int) -> float:
     """The run of a cage's longest lane: a breakout cable serving `ways` neighbouring servers of
     a rail is cut for the farthest one."""
@@ -252,26 +338,53 @@ def spine_core_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
 
 @dataclass(frozen=True, kw_only=True)
 class MediaChoice:
+    """How one link of a group is carried. End `a` is the upper tier's cage (the fat end of a
+    breakout), end `b` the lower tier's. Generic stand-ins (catalog gaps) have an empty SKU and
+    their names in `gaps`."""
+
     media: MediaKind
-    length_m: float  # stock length
-    cable: CableSpec
+    length_m: float  # stock length of the cable, or of the run's fibre
+    cable: CableSpec  # the assembly, or the run's fibre (patch cord, or trunk when structured)
     links_per_cable: int
     transceiver_a: TransceiverSpec | None = None
     transceiver_b: TransceiverSpec | None = None
     links_per_transceiver_a: int = 1
     links_per_transceiver_b: int = 1
+    # Structured cabling: a patch cord at each end of the trunk and a panel port at each end.
+    cord: CableSpec | None = None
+    panel: PatchPanelSpec | None = None
+    gaps: tuple[tuple[str, Text], ...] = ()
+    cost_per_link: Decimal | None = None
+    power_per_link_w: float = 0.0
+
+    @property
+    def catalog_gap(self) -> bool:
+        return bool(self.gaps)
 
     @cached_property
     def group_key(self) -> tuple[object, ...]:
-        """What makes links one group in the design: same media, stock length, cable and
-        optics. Cached: the selector hands out the same choice for every run it fits."""
+        """What makes links one group in the design: same media, stock length, parts. Cached:
+        the selector hands out the same choice for every run it fits."""
         return (
             self.media,
             self.length_m,
-            self.cable.sku,
-            self.transceiver_a.sku if self.transceiver_a else None,
-            self.transceiver_b.sku if self.transceiver_b else None,
+            _key(self.cable),
+            _key(self.transceiver_a),
+            _key(self.transceiver_b),
+            _key(self.cord),
+            _key(self.panel),
         )
+
+
+def _key(part: Product | None) -> str | None:
+    if part is None:
+        return None
+    return part.sku or f"generic:{part.name}"
+
+
+def unit_cost(part: Product) -> Decimal | None:
+    """The price on the active list, else the catalog's cost; None when neither is known."""
+    return part.price if part.price is not None else part.cost
 
 
 def _reach(media: MediaKind, rule: MediaRule) -> Text:
@@ -282,20 +395,49 @@ def _reach(media: MediaKind, rule: MediaRule) -> Text:
     )
 
 
+_POLICY_MEDIA: dict[MediaPolicy, frozenset[MediaKind]] = {
+    MediaPolicy.AUTO: frozenset(MediaKind),
+    MediaPolicy.COPPER: COPPER_MEDIA,
+    MediaPolicy.OPTICAL: OPTICAL_MEDIA,
+    MediaPolicy.MMF: frozenset({MediaKind.MMF}),
+    MediaPolicy.SMF: frozenset({MediaKind.SMF}),
+}
+
+
 def _allowed(policy: MediaPolicy, speed_gbps: int) -> tuple[MediaKind, ...]:
     order = MEDIA_PREFERENCE
     if speed_gbps <= 10:
         # Management links at 1G/10G run on twisted pair when the catalog sells it.
         order = (MediaKind.UTP, *order)
-    if policy == MediaPolicy.COPPER:
-        return tuple(m for m in order if m in COPPER_MEDIA)
-    if policy == MediaPolicy.OPTICAL:
-        return tuple(m for m in order if m in OPTICAL_MEDIA)
-    return order
+    allowed = _POLICY_MEDIA[policy]
+    if policy in (MediaPolicy.MMF, MediaPolicy.SMF, MediaPolicy.OPTICAL):
+        allowed = allowed | {MediaKind.UTP} if speed_gbps <= 1 else allowed
+    return tuple(m for m in order if m in allowed)
+
+
+def _per_link_standard(module: TransceiverSpec, links: int) -> str:
+    """The standard of one link of a module serving `links` links: a twin-port 2x400G-SR4
+    carries two 400G-SR4 links. Compared without "BASE" so "100G-CWDM4" meets "100GBASE-CWDM4"."""
+    standard = module.standard.upper().replace("BASE", "")
+    prefix = f"{links}X"
+    if links > 1 and standard.startswith(prefix):
+        standard = standard[len(prefix) :]
+    return standard
+
+
+class _Candidate(NamedTuple):
+    rank: tuple[object, ...]
+    choice: MediaChoice
 
 
 class MediaSelector:
-    """Per-request cache of media decisions, keyed by link type and run length."""
+    """Per-snapshot cache of media decisions, keyed by link type and run length.
+
+    Among the media that fit both cages and reach, the cheapest per link wins, counting every
+    part the link needs (the assembly's share, the modules at both ends, the fibre, and for
+    structured runs the patch cords and panel ports); power breaks ties, then the documented
+    order. The seller's own brand wins when it costs at most `own_brand_margin` more. When the
+    catalog sells nothing that fits, a generic part stands in (a catalog gap)."""
 
     def __init__(self, catalog: CatalogSnapshot, policy: MediaPolicy) -> None:
         self.catalog = catalog
@@ -304,12 +446,40 @@ class MediaSelector:
             (rule.speed_gbps, rule.media): rule for rule in catalog.media_rules
         }
         self.cache: dict[tuple[object, ...], MediaChoice] = {}
-        # Cables by (media, speed, breakout ways), shortest first, so a look-up scans few items.
-        self.cables: dict[tuple[MediaKind, int, int], list[CableSpec]] = {}
+        self.assemblies: dict[MediaKind, list[CableSpec]] = {}
+        self.fibres: list[CableSpec] = []
         for cable in sorted(catalog.cables, key=lambda c: (c.length_m, c.sku)):
-            self.cables.setdefault((cable.media, cable.speed_gbps, cable.breakout_ways), []).append(
-                cable
-            )
+            if cable.media in (MediaKind.MMF, MediaKind.SMF):
+                self.fibres.append(cable)
+            else:
+                self.assemblies.setdefault(cable.media, []).append(cable)
+        self.longest_cord: dict[tuple[Connector | None, FibreType | None], float] = {}
+        for fibre in self.fibres:
+            if fibre.kind != CableKind.TRUNK:
+                key = (fibre.connector, fibre.fibre_type)
+                self.longest_cord[key] = max(self.longest_cord.get(key, 0.0), fibre.length_m)
+
+    # -- reach ---------------------------------------------------------------------------------
+
+    def reach_m(self, media: MediaKind, speed: int) -> float:
+        rule = self.rules.get((speed, media))
+        return rule.max_reach_m if rule is not None else generic.default_reach_m(media, speed)
+
+    def _copper_cap(self, speed: int, length: float, allowed: tuple[MediaKind, ...]) -> float:
+        """When copper reaches a run, no part may be longer than the copper stock that would
+        serve it: a 2.1 m in-rack run never becomes a 10 m AOC (a missing 3 m DAC is a gap)."""
+        caps = []
+        for media in (MediaKind.DAC, MediaKind.AEC):
+            if media not in allowed:
+                continue
+            rule = self.rules.get((speed, media))
+            if rule is None or rule.max_reach_m < length - 1e-9:
+                continue
+            stock = [s for s in rule.stock_lengths_m if s >= length - 1e-9]
+            caps.append(min(stock) if stock else rule.max_reach_m)
+        return max(caps) if caps else math.inf
+
+    # -- choice --------------------------------------------------------------------------------
 
     def choose(
         self,
@@ -320,24 +490,42 @@ class MediaSelector:
         b: PortEnd,
         shared: bool = True,
     ) -> MediaChoice:
-        """`shared`: whether the links of one cage may share a cable (breakout or twin cable);
-        only when every lane of a cage goes to the same place or is counted per cage."""
+        """`shared`: whether all lanes of a broken-out cage at `a` go to one cage at `b`, so one
+        straight cable may carry them."""
         key = (speed_gbps, length_m, a, b, shared)
         cached = self.cache.get(key)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self.cache[key] = self._choose(link, speed_gbps, length_m, a, b, shared)
+        return cached
+
+    def _choose(
+        self, link: str, speed: int, length: float, a: PortEnd, b: PortEnd, shared: bool
+    ) -> MediaChoice:
+        allowed = _allowed(self.policy, speed)
+        cap = self._copper_cap(speed, length, allowed)
         limits: list[Text] = []
-        for media in _allowed(self.policy, speed_gbps):
-            rule = self.rules.get((speed_gbps, media))
+        found: list[_Candidate] = []
+        for order, media in enumerate(allowed):
+            rule = self.rules.get((speed, media))
+            if rule is not None and rule.max_reach_m < length - 1e-9:
+                limits.append(_reach(media, rule))
+                continue
+            if rule is None and media not in (MediaKind.MMF, MediaKind.SMF):
+                continue  # copper and AOC are sold per speed: no rule, nothing sold
             if media in (MediaKind.MMF, MediaKind.SMF):
-                choice = self._optics(media, speed_gbps, length_m, a, b, rule, limits)
+                options = self._optics(media, speed, length, a, b)
             else:
-                choice = self._cable(media, speed_gbps, length_m, a, b, rule, limits, shared)
-            if choice is not None:
-                self.cache[key] = choice
-                return choice
-        if not limits:
-            limits.append(text(gettext_noop("the catalog has no media rule for this speed")))
+                options = self._assemblies(media, speed, length, a, b, shared)
+            for choice in options:
+                if choice.length_m > cap + 1e-9:
+                    continue
+                found.append(self._ranked(choice, order))
+        complete = [c for c in found if not c.choice.catalog_gap]
+        if complete:
+            return self._best(complete)
+        gap = self._gap(speed, length, a, b, shared, allowed, limits)
+        if gap is not None:
+            return gap
         raise MediaUnavailable(
             text(
                 gettext_noop(
@@ -346,181 +534,376 @@ class MediaSelector:
                 ),
                 policy=self.policy.value,
                 link=link,
-                length=float(length_m),
-                speed=speed_gbps,
-                detail=tuple(limits),
+                length=float(length),
+                speed=speed,
+                detail=tuple(limits) or (text(gettext_noop("no media reaches that far")),),
             )
         )
 
-    def _cable(
+    def _ranked(self, choice: MediaChoice, order: int) -> _Candidate:
+        cost = choice.cost_per_link
+        parts = (choice.cable, choice.transceiver_a, choice.transceiver_b)
+        own = any(p is not None and p.own_brand for p in parts)
+        rank = (
+            cost is None,
+            cost if cost is not None else Decimal(0),
+            round(choice.power_per_link_w, 3),
+            order,
+            choice.length_m,
+            choice.group_key,
+            own,
+        )
+        return _Candidate(rank, choice)
+
+    def _best(self, candidates: list[_Candidate]) -> MediaChoice:
+        candidates.sort(key=lambda c: c.rank[:-1])  # type: ignore[arg-type]
+        best = candidates[0]
+        cost = best.choice.cost_per_link
+        if cost is not None and not best.rank[-1]:
+            limit = cost * (1 + Decimal(str(self.catalog.own_brand_margin)))
+            for candidate in candidates:
+                own_cost = candidate.choice.cost_per_link
+                if candidate.rank[-1] and own_cost is not None and own_cost <= limit:
+                    return candidate.choice
+        return best.choice
+
+    # -- assemblies (DAC, AEC, AOC, twisted pair) ---------------------------------------------
+
+    def _assemblies(
+        self, media: MediaKind, speed: int, length: float, a: PortEnd, b: PortEnd, shared: bool
+    ) -> list[MediaChoice]:
+        out = []
+        for cable in self.assemblies.get(media, ()):
+            if cable.length_m < length - 1e-9:
+                continue
+            links = _assembly_fit(cable, speed, a, b, shared)
+            if links:
+                out.append(self._assembly_choice(media, cable, links))
+        # Only the shortest stock of each assembly shape: a longer one of the same shape is
+        # never the better buy, and the cap on length is applied to what remains.
+        shortest: dict[tuple[object, ...], MediaChoice] = {}
+        for choice in out:
+            c = choice.cable
+            shape = (c.end_a, c.end_b, c.speed_gbps, c.breakout_ways, c.vendor)
+            if shape not in shortest:
+                shortest[shape] = choice
+        return list(shortest.values())
+
+    def _assembly_choice(
         self,
         media: MediaKind,
-        speed: int,
-        length: float,
-        a: PortEnd,
-        b: PortEnd,
-        rule: MediaRule | None,
-        limits: list[Text],
-        shared: bool,
-    ) -> MediaChoice | None:
-        if rule is None:
-            return None
-        if rule.max_reach_m < length:
-            limits.append(_reach(media, rule))
-            return None
-        if media == MediaKind.UTP:
-            if {a.form_factor, b.form_factor} - {FormFactor.RJ45, None}:
-                # A patch cord needs an RJ45 jack at both ends; SFP cages take DAC or optics.
-                limits.append(text(gettext_noop("UTP needs RJ45 ports at both ends")))
-                return None
-            # Twisted pair is rated by category, not by link speed: a Cat6A cord (10GBASE-T)
-            # also carries 1000BASE-T, so any cord rated at the link speed or above will do.
-            cord = self._shortest(
-                lambda c: (
-                    c.media == MediaKind.UTP and c.speed_gbps >= speed and c.breakout_ways == 1
-                ),
-                length,
-            )
-            if cord is not None:
-                return MediaChoice(
-                    media=media, length_m=cord.length_m, cable=cord, links_per_cable=1
-                )
-            limits.append(
-                text(
-                    gettext_noop(
-                        "no UTP cable rated %(speed)sG or more of %(length)s m or more in the "
-                        "catalog"
-                    ),
-                    speed=speed,
-                    length=float(length),
-                )
-            )
-            return None
-        # A cable whose fat end carries several links (a breakout splitter, or a twin-port
-        # cable between two broken-out cages) counts once for all of them.
-        shapes: list[tuple[int, int, int]] = []  # (cable speed, cable breakout ways, links)
-        if shared and a.ways > 1 and b.ways == a.ways:
-            shapes.append((speed * a.ways, 1, a.ways))
-        elif shared and a.ways > 1 and b.ways == 1:
-            shapes.append((speed * a.ways, a.ways, a.ways))
-        shapes.append((speed, 1, 1))
-        for cable_speed, cable_ways, links in shapes:
-            cable = next(
-                (
-                    c
-                    for c in self.cables.get((media, cable_speed, cable_ways), ())
-                    if c.length_m >= length - 1e-9
-                ),
-                None,
-            )
-            if cable is not None:
-                return MediaChoice(
-                    media=media, length_m=cable.length_m, cable=cable, links_per_cable=links
-                )
-        limits.append(
-            text(
-                gettext_noop(
-                    "no %(speed)sG %(media)s cable of %(length)s m or more in the catalog"
-                ),
-                speed=speed,
-                media=media.value.upper(),
-                length=float(length),
-            )
+        cable: CableSpec,
+        links: int,
+        gaps: tuple[tuple[str, Text], ...] = (),
+    ) -> MediaChoice:
+        price = unit_cost(cable)
+        return MediaChoice(
+            media=media,
+            length_m=cable.length_m,
+            cable=cable,
+            links_per_cable=links,
+            gaps=gaps,
+            cost_per_link=None if price is None else price / links,
+            power_per_link_w=cable.power_w / links,
         )
-        return None
 
-    def _shortest(self, match: object, length: float) -> CableSpec | None:
-        assert callable(match)
-        fits = [c for c in self.catalog.cables if match(c) and c.length_m >= length - 1e-9]
-        return min(fits, key=lambda c: (c.length_m, c.sku), default=None)
+    # -- optics --------------------------------------------------------------------------------
 
-    def _module(
+    def _modules(
         self, media: MediaKind, speed: int, end: PortEnd, length: float
-    ) -> tuple[TransceiverSpec, int] | None:
-        """The module for one end, and how many links it serves."""
-        candidates: list[tuple[int, int, str, TransceiverSpec]] = []
+    ) -> list[tuple[TransceiverSpec, int]]:
+        """Modules that fit the cage at `end` and serve its links: one link per module in a
+        native cage, all `ways` links in a broken-out cage (a twin-port module)."""
+        out = []
         for module in self.catalog.transceivers:
-            if module.media != media:
+            if module.media != media or not accepts(end.form_factor, module.form_factor):
                 continue
-            if not any(reach.reach_m >= length for reach in module.reaches):
+            if not any(reach.reach_m >= length - 1e-9 for reach in module.reaches):
                 continue
-            serves = 0
-            if end.ways > 1 and module.speed_gbps == speed * end.ways:
-                serves = max(module.links_per_module, module.breakout_ways)
-                if serves != end.ways:
-                    serves = 0
-            if not serves and module.speed_gbps == speed and module.links_per_module == 1:
-                serves = 1
-            if not serves:
+            if module.speed_gbps != speed * end.ways or module.links_per_module != end.ways:
                 continue
-            ff_penalty = 0 if end.form_factor in (None, module.form_factor) else 1
-            candidates.append((ff_penalty, -serves, module.sku, module))
-        if not candidates:
-            return None
-        best = min(candidates, key=lambda c: c[:3])
-        return best[3], -best[1]
+            out.append((module, end.ways))
+        return out
 
     def _optics(
+        self, media: MediaKind, speed: int, length: float, a: PortEnd, b: PortEnd
+    ) -> list[MediaChoice]:
+        out = []
+        for mod_a, serves_a in self._modules(media, speed, a, length):
+            for mod_b, serves_b in self._modules(media, speed, b, length):
+                choice = self._pair(media, speed, length, mod_a, serves_a, mod_b, serves_b, ())
+                if choice is not None:
+                    out.append(choice)
+        return out
+
+    def _pair(
         self,
         media: MediaKind,
         speed: int,
         length: float,
-        a: PortEnd,
-        b: PortEnd,
-        rule: MediaRule | None,
-        limits: list[Text],
+        mod_a: TransceiverSpec,
+        serves_a: int,
+        mod_b: TransceiverSpec,
+        serves_b: int,
+        gaps: tuple[tuple[str, Text], ...],
+        generic_fibre: bool = False,
     ) -> MediaChoice | None:
-        if rule is not None and rule.max_reach_m < length:
-            limits.append(_reach(media, rule))
+        if _per_link_standard(mod_a, serves_a) != _per_link_standard(mod_b, serves_b):
             return None
-        mod_a = self._module(media, speed, a, length)
-        mod_b = self._module(media, speed, b, length)
-        if mod_a is None or mod_b is None:
-            limits.append(
-                text(
-                    gettext_noop("no %(speed)sG %(media)s transceiver reaching %(length)s m"),
-                    speed=speed,
-                    media=media.value.upper(),
-                    length=float(length),
-                )
-            )
+        if mod_a.connector != mod_b.connector:
             return None
-        fibre_types = {
-            reach.fibre_type
-            for reach in (*mod_a[0].reaches, *mod_b[0].reaches)
-            if reach.reach_m >= length
+        fibre_types = {r.fibre_type for r in mod_a.reaches if r.reach_m >= length - 1e-9} & {
+            r.fibre_type for r in mod_b.reaches if r.reach_m >= length - 1e-9
         }
-        connector = mod_b[0].connector
-        fibre = self._shortest(
-            lambda c: (
-                c.media == media
-                and c.fibre_type in fibre_types
-                and (c.connector in (None, connector))
-            ),
-            length,
-        )
-        if fibre is None:
-            limits.append(
-                text(
-                    gettext_noop(
-                        "no %(media)s %(connector)s fibre of %(length)s m or more in the catalog"
-                    ),
-                    media=media.value.upper(),
-                    connector=connector.value,
-                    length=float(length),
-                )
-            )
+        if not fibre_types:
             return None
+        run = self._fibre_run(media, mod_a.connector, fibre_types, length, generic_fibre)
+        if run is None:
+            return None
+        fibre, cord, panel, fibre_gaps = run
+        gaps = gaps + fibre_gaps
+        parts: list[tuple[Product, Decimal]] = [
+            (mod_a, Decimal(1) / serves_a),
+            (mod_b, Decimal(1) / serves_b),
+            (fibre, Decimal(1)),
+        ]
+        if cord is not None and panel is not None:
+            parts += [(cord, Decimal(2)), (panel, Decimal(2) / panel.ports)]
+        cost: Decimal | None = Decimal(0)
+        for part, share in parts:
+            price = unit_cost(part)
+            if price is None or cost is None:
+                cost = None
+            else:
+                cost += price * share
         return MediaChoice(
             media=media,
             length_m=fibre.length_m,
             cable=fibre,
-            links_per_cable=max(1, fibre.breakout_ways),
-            transceiver_a=mod_a[0],
-            transceiver_b=mod_b[0],
-            links_per_transceiver_a=mod_a[1],
-            links_per_transceiver_b=mod_b[1],
+            links_per_cable=1,
+            transceiver_a=mod_a,
+            transceiver_b=mod_b,
+            links_per_transceiver_a=serves_a,
+            links_per_transceiver_b=serves_b,
+            cord=cord,
+            panel=panel,
+            gaps=gaps,
+            cost_per_link=cost,
+            power_per_link_w=mod_a.power_w / serves_a + mod_b.power_w / serves_b,
         )
+
+    def _fibre_run(
+        self,
+        media: MediaKind,
+        connector: Connector,
+        fibre_types: set[FibreType],
+        length: float,
+        generic_only: bool,
+    ) -> (
+        tuple[CableSpec, CableSpec | None, PatchPanelSpec | None, tuple[tuple[str, Text], ...]]
+        | None
+    ):
+        """The fibre of one link: a patch cord from module to module when one is long enough,
+        else structured cabling (a trunk between two patch panels, a cord at each end)."""
+        fits = [
+            f
+            for f in self.fibres
+            if f.media == media and f.connector == connector and f.fibre_type in fibre_types
+        ]
+        if not generic_only:
+            # A fibre sold without a kind is a point-to-point cord.
+            cords = [f for f in fits if f.kind != CableKind.TRUNK]
+            direct = next((f for f in cords if f.length_m >= length - 1e-9), None)
+            if direct is not None:
+                return direct, None, None, ()
+            trunk = next(
+                (f for f in fits if f.kind == CableKind.TRUNK and f.length_m >= length - 1e-9),
+                None,
+            )
+            if trunk is not None:
+                cord = next((f for f in cords if f.length_m >= STRUCTURED_CORD_M - 1e-9), None)
+                cord = cord or (cords[-1] if cords else None)
+                panel = self._panel(connector, trunk.fibre_type)
+                gaps: tuple[tuple[str, Text], ...] = ()
+                assert trunk.fibre_type is not None
+                if cord is None:
+                    cord, name = generic.fibre(
+                        media, trunk.fibre_type, connector, CableKind.PATCH_CORD,
+                        STRUCTURED_CORD_M,
+                    )  # fmt: skip
+                    gaps += ((str(name), name),)
+                if panel is None:
+                    panel, name = generic.patch_panel(connector, trunk.fibre_type)
+                    gaps += ((str(name), name),)
+                return trunk, cord, panel, gaps
+            return None
+        fibre_type = min(fibre_types, key=lambda f: f.value)
+        stock = self._stock(media, length)
+        limit = self.longest_cord.get((connector, fibre_type), 0.0)
+        if stock <= max(limit, 0.0) or stock <= STRUCTURED_FROM_M:
+            cord, name = generic.fibre(media, fibre_type, connector, CableKind.PATCH_CORD, stock)
+            return cord, None, None, ((str(name), name),)
+        trunk, trunk_name = generic.fibre(media, fibre_type, connector, CableKind.TRUNK, stock)
+        gaps = ((str(trunk_name), trunk_name),)
+        cords = [f for f in fits if f.kind == CableKind.PATCH_CORD and f.fibre_type == fibre_type]
+        cord = next((f for f in cords if f.length_m >= STRUCTURED_CORD_M - 1e-9), None)
+        if cord is None:
+            cord, name = generic.fibre(
+                media, fibre_type, connector, CableKind.PATCH_CORD, STRUCTURED_CORD_M
+            )
+            gaps += ((str(name), name),)
+        panel = self._panel(connector, fibre_type)
+        if panel is None:
+            panel, name = generic.patch_panel(connector, fibre_type)
+            gaps += ((str(name), name),)
+        return trunk, cord, panel, gaps
+
+    def _panel(self, connector: Connector, fibre_type: FibreType | None) -> PatchPanelSpec | None:
+        panels = [
+            p
+            for p in self.catalog.patch_panels
+            if p.connector == connector and p.fibre_type in (None, fibre_type)
+        ]
+        return min(panels, key=lambda p: (unit_cost(p) or Decimal(0)) / p.ports, default=None)
+
+    def _stock(self, media: MediaKind, length: float) -> float:
+        """The stock length for a generic part: the shortest the catalog's rules list that
+        reaches, else the run rounded up to whole metres (to 10 m past 30 m)."""
+        rules = [r for r in self.catalog.media_rules if r.media == media]
+        stock = sorted({s for r in rules for s in r.stock_lengths_m if s >= length - 1e-9})
+        if stock:
+            return stock[0]
+        step = 10.0 if length > 30 else 1.0
+        return max(step, math.ceil(length / step - 1e-9) * step)
+
+    # -- catalog gaps --------------------------------------------------------------------------
+
+    def _gap(
+        self,
+        speed: int,
+        length: float,
+        a: PortEnd,
+        b: PortEnd,
+        shared: bool,
+        allowed: tuple[MediaKind, ...],
+        limits: list[Text],
+    ) -> MediaChoice | None:
+        """A generic stand-in of the first media, in the documented order, that reaches and
+        can join these two cages; catalog parts are kept where they fit (one end's module)."""
+        ruled = {media for (rule_speed, media) in self.rules if rule_speed == speed}
+        for media in allowed:
+            if ruled and media not in ruled:
+                continue  # the catalog's rules say which media exist at this speed
+            if self.reach_m(media, speed) < length - 1e-9:
+                continue
+            if media == MediaKind.UTP:
+                if {a.form_factor, b.form_factor} - {FormFactor.RJ45, None}:
+                    continue
+                ff_a = ff_b = FormFactor.RJ45
+                cable, name = generic.assembly(
+                    media, speed, ff_a, ff_b, 1, self._stock(media, length)
+                )
+                return self._assembly_choice(media, cable, 1, ((str(name), name),))
+            if media in (MediaKind.MMF, MediaKind.SMF):
+                choice = self._generic_optics(media, speed, length, a, b)
+                if choice is not None:
+                    return choice
+                continue
+            shape = _assembly_shape(speed, a, b, shared)
+            if shape is None:
+                continue
+            cable_speed, ways, links, flipped = shape
+            ff_a = generic.form_factor(a.form_factor, a.native_gbps)
+            ff_b = generic.form_factor(b.form_factor, b.native_gbps)
+            if flipped:
+                ff_a, ff_b = ff_b, ff_a
+            if ways == 1 and ff_a == FormFactor.OSFP and b.form_factor and b.form_factor != ff_a:
+                pass  # an OSFP-to-QSFP assembly: made for that pair, sold by some vendors
+            cable, name = generic.assembly(
+                media, cable_speed, ff_a, ff_b, ways, self._stock(media, length)
+            )
+            return self._assembly_choice(media, cable, links, ((str(name), name),))
+        return None
+
+    def _generic_optics(
+        self, media: MediaKind, speed: int, length: float, a: PortEnd, b: PortEnd
+    ) -> MediaChoice | None:
+        ends = []
+        gaps: tuple[tuple[str, Text], ...] = ()
+        link_standard, _ = generic.standard(media, speed, length)
+        for end in (a, b):
+            catalog = [
+                m
+                for m, _ in self._modules(media, speed, end, length)
+                if _per_link_standard(m, end.ways).startswith(
+                    link_standard.upper().replace("BASE", "")[: len(f"{speed}G-")]
+                )
+            ]
+            if catalog:
+                ends.append(catalog[0])
+                continue
+            cage = generic.form_factor(end.form_factor, end.native_gbps)
+            spec, name = generic.module(media, speed, cage, end.ways, length)
+            ends.append(spec)
+            gaps += ((str(name), name),)
+        mod_a, mod_b = ends
+        if mod_a.connector != mod_b.connector or _per_link_standard(
+            mod_a, a.ways
+        ) != _per_link_standard(mod_b, b.ways):
+            # The catalog's module at one end does not pair with the usual standard: both generic.
+            cage_a = generic.form_factor(a.form_factor, a.native_gbps)
+            cage_b = generic.form_factor(b.form_factor, b.native_gbps)
+            mod_a, name_a = generic.module(media, speed, cage_a, a.ways, length)
+            mod_b, name_b = generic.module(media, speed, cage_b, b.ways, length)
+            gaps = ((str(name_a), name_a), (str(name_b), name_b))
+        generic_fibre = True
+        choice = self._pair(media, speed, length, mod_a, a.ways, mod_b, b.ways, gaps, False)
+        if choice is not None:
+            return choice
+        return self._pair(media, speed, length, mod_a, a.ways, mod_b, b.ways, gaps, generic_fibre)
+
+
+STRUCTURED_CORD_M = 3.0  # module to the patch panel in the same rack
+STRUCTURED_FROM_M = 10.0  # generic fibre: runs beyond this go through patch panels
+
+
+def _assembly_shape(
+    speed: int, a: PortEnd, b: PortEnd, shared: bool
+) -> tuple[int, int, int, bool] | None:
+    """(cable speed, breakout ways, links per cable, fat end at b) of an assembly joining the
+    cages: straight between cages broken out alike (all lanes to one far cage), a breakout
+    assembly from a broken-out cage to native ones, never between cages broken out unalike."""
+    if a.ways == b.ways:
+        if a.ways > 1 and not shared:
+            return None
+        return speed * a.ways, 1, a.ways, False
+    if b.ways == 1:
+        return speed * a.ways, a.ways, a.ways, False
+    if a.ways == 1:
+        return speed * b.ways, b.ways, b.ways, True
+    return None
+
+
+def _assembly_fit(cable: CableSpec, speed: int, a: PortEnd, b: PortEnd, shared: bool) -> int:
+    """Links one `cable` carries between cages `a` and `b`; 0 when it does not fit them."""
+    if cable.media == MediaKind.UTP:
+        # Twisted pair is rated by category: a Cat6A cord (10GBASE-T) also carries 1000BASE-T.
+        rj45 = {a.form_factor, b.form_factor} <= {FormFactor.RJ45, None}
+        return 1 if rj45 and cable.breakout_ways == 1 and cable.speed_gbps >= speed else 0
+    shape = _assembly_shape(speed, a, b, shared)
+    if shape is None:
+        return 0
+    cable_speed, ways, links, flipped = shape
+    if cable.speed_gbps != cable_speed or cable.breakout_ways != ways:
+        return 0
+    fat, thin = (b, a) if flipped else (a, b)
+    if ways > 1:  # the bundled end goes into the broken-out cage, a leg into each far cage
+        ok = accepts(fat.form_factor, cable.end_a) and accepts(thin.form_factor, cable.end_b)
+    else:
+        ok = (accepts(a.form_factor, cable.end_a) and accepts(b.form_factor, cable.end_b)) or (
+            accepts(a.form_factor, cable.end_b) and accepts(b.form_factor, cable.end_a)
+        )
+    return links if ok else 0
 
 
 _SELECTORS: dict[tuple[int, MediaPolicy], MediaSelector] = {}

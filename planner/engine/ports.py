@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Concatenate, ParamSpec, TypeVar, cast
 
-from planner.engine.catalog import Breakout, FormFactor, Lifecycle, PortGroup, SwitchSpec
+from planner.engine.catalog import (
+    NATIVE_SPEEDS_GBPS,
+    Breakout,
+    FormFactor,
+    Lifecycle,
+    PortGroup,
+    SwitchSpec,
+)
 
 INLINE_SPEC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[gG]?\s*$")
 
@@ -38,11 +45,13 @@ INLINE_FORM_FACTOR: dict[int, FormFactor] = {
     1: FormFactor.RJ45,
 }
 
-# Without a datasheet, an inline switch's power is estimated from its switching capacity: about
-# 45 W per Tbps plus 200 W for fans, CPU and PSU losses (a 51.2T 64x800 box lands near 2.5 kW,
-# in line with published typical figures for that class).
-INLINE_WATTS_PER_TBPS = 45
-INLINE_BASE_W = 200
+# Without a datasheet, an inline switch's power without optics is estimated from its switching
+# capacity: about 15 W per Tbps plus 150 W for fans, CPU and PSU losses. A 51.2T 64x800 box lands
+# near 0.92 kW, the SN5610's typical figure without optics (ports-cages-and-plugs.md, "Power");
+# the optics it holds are counted on their own lines. Maximum load: half as much again.
+INLINE_WATTS_PER_TBPS = 15
+INLINE_BASE_W = 150
+INLINE_MAX_FACTOR = 1.5
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -56,9 +65,10 @@ class SwitchModel:
     sku: str | None
     description: str
     port_groups: tuple[PortGroup, ...]
-    power_w: int
+    power_w: int  # typical, without optics
     rack_units: int
     lifecycle: Lifecycle = Lifecycle.AVAILABLE
+    power_max_w: int = 0  # maximum load, without optics
 
     def __hash__(self) -> int:
         # Equal models have equal labels, so the label alone is a valid hash; the generated one
@@ -120,6 +130,12 @@ def per_model(
 def _speeds_gbps(model: SwitchModel) -> tuple[int, ...]:
     speeds = {g.speed_gbps for g in model.port_groups}
     speeds.update(b.speed_gbps for g in model.port_groups for b in g.breakouts)
+    speeds.update(
+        s
+        for g in model.port_groups
+        for s in NATIVE_SPEEDS_GBPS.get(g.form_factor, ())
+        if s < g.speed_gbps
+    )
     return tuple(sorted(speeds, reverse=True))
 
 
@@ -134,20 +150,26 @@ def _breakout_label(model: SwitchModel, speed_gbps: int) -> str:
         if group.speed_gbps == speed_gbps:
             return ""
     for group in model.port_groups:
-        for breakout in group.breakouts:
-            if breakout.speed_gbps == speed_gbps:
-                if breakout.ways == 1:
-                    return f"{group.speed_gbps}G port at {speed_gbps}G"
-                return f"{breakout.ways}x{speed_gbps}G"
+        per_port = ways(group, speed_gbps)
+        if per_port > 1:
+            return f"{per_port}x{speed_gbps}G"
+        if per_port == 1:
+            return f"{group.speed_gbps}G port at {speed_gbps}G"
     return ""
 
 
 @lru_cache(maxsize=4096)
 def ways(group: PortGroup, speed_gbps: int) -> int:
-    """Logical ports of `speed_gbps` one physical port of `group` gives; 0 when it cannot."""
+    """Logical ports of `speed_gbps` one physical port of `group` gives; 0 when it cannot. A
+    lower speed the cage runs natively (a 10G SFP+ plug in an SFP28 cage) is one port, unless a
+    breakout gives more."""
     if group.speed_gbps == speed_gbps:
         return 1
-    return max((b.ways for b in group.breakouts if b.speed_gbps == speed_gbps), default=0)
+    split = max((b.ways for b in group.breakouts if b.speed_gbps == speed_gbps), default=0)
+    if split:
+        return split
+    native = NATIVE_SPEEDS_GBPS.get(group.form_factor, ())
+    return 1 if speed_gbps < group.speed_gbps and speed_gbps in native else 0
 
 
 def parse_inline(text: str) -> tuple[int, int] | None:
@@ -174,6 +196,9 @@ def inline_model(ports: int, speed_gbps: int) -> SwitchModel:
         description=f"Switch, {ports} x {speed_gbps}G (inline spec, not a catalog product)",
         port_groups=(group,),
         power_w=round(INLINE_BASE_W + INLINE_WATTS_PER_TBPS * capacity_tbps),
+        power_max_w=round(
+            (INLINE_BASE_W + INLINE_WATTS_PER_TBPS * capacity_tbps) * INLINE_MAX_FACTOR
+        ),
         rack_units=1 if ports * speed_gbps <= 12_800 else 2,
     )
 
@@ -186,6 +211,7 @@ def catalog_model(spec: SwitchSpec) -> SwitchModel:
         description=spec.name,
         port_groups=spec.port_groups,
         power_w=round(spec.power_typical_w),
+        power_max_w=round(spec.power_max_w),
         rack_units=spec.rack_units,
         lifecycle=spec.lifecycle,
     )

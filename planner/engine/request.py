@@ -30,6 +30,8 @@ class MediaPolicy(StrEnum):
     AUTO = "auto"
     COPPER = "copper"
     OPTICAL = "optical"
+    MMF = "mmf"  # multimode optics only
+    SMF = "smf"  # single-mode optics only
 
 
 class LeafPlacement(StrEnum):

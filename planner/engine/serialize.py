@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.engine.design import Design, PlaneDesign, TierDesign
+from planner.engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
 from planner.engine.request import to_dict
 
 
@@ -33,6 +33,81 @@ def _tier_dict(tier: TierDesign) -> dict[str, Any]:
         "oversubscription": tier.oversubscription,
         "power_w": tier.power_w,
         "rack_units": tier.rack_units,
+    }
+
+
+def _end_dict(end: LinkEnd | None) -> dict[str, Any] | None:
+    if end is None:
+        return None
+    return {
+        "role": end.role,
+        "form_factor": end.form_factor.value if end.form_factor else None,
+        "cages": end.cages,
+        "links_per_cage": end.links_per_cage,
+    }
+
+
+def _fibre_lines(group: LinkGroup) -> list[dict[str, Any]]:
+    """The passive fibre a link group needs besides its modules: one cord per link, or for
+    structured runs a trunk per link, a patch cord at each end and the panels they meet."""
+    choice = group.choice
+    if choice is None or group.media.value not in ("mmf", "smf"):
+        return []
+    lines = [
+        {
+            "kind": choice.cable.kind.value,
+            "sku": choice.cable.sku,
+            "description": choice.cable.name,
+            "quantity": group.cables,
+            "length_m": choice.cable.length_m,
+        }
+    ]
+    if choice.cord is not None and group.cords:
+        lines.append(
+            {
+                "kind": "patch_cord",
+                "sku": choice.cord.sku,
+                "description": choice.cord.name,
+                "quantity": group.cords,
+                "length_m": choice.cord.length_m,
+            }
+        )
+    if choice.panel is not None and group.panels:
+        lines.append(
+            {
+                "kind": "patch_panel",
+                "sku": choice.panel.sku,
+                "description": choice.panel.name,
+                "quantity": group.panels,
+                "ports_used": group.panel_ports,
+            }
+        )
+    return lines
+
+
+def _link_dict(group: LinkGroup) -> dict[str, Any]:
+    return {
+        "plane": group.plane,
+        "a": group.a,
+        "b": group.b,
+        "count": group.links,
+        "speed_gbps": group.speed_gbps,
+        "media": group.media.value,
+        "length_m": group.length_m,
+        "cable_sku": group.cable_sku,
+        "cable_description": group.choice.cable.name if group.choice else group.cable_sku,
+        "cables": group.cables,
+        "links_per_cable": group.links_per_cable,
+        "transceiver_sku_a": group.transceiver_sku_a,
+        "transceiver_sku_b": group.transceiver_sku_b,
+        "transceivers": group.transceivers,
+        "transceivers_a": group.transceivers_a,
+        "transceivers_b": group.transceivers_b,
+        "end_a": _end_dict(group.end_a),
+        "end_b": _end_dict(group.end_b),
+        "fibre": _fibre_lines(group),
+        "runs_m": list(group.runs_m),
+        "catalog_gap": group.catalog_gap,
     }
 
 
@@ -75,25 +150,7 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         for tier in compute.tiers
         if tier.oversubscription is not None
     }
-    links = [
-        {
-            "plane": group.plane,
-            "a": group.a,
-            "b": group.b,
-            "count": group.links,
-            "speed_gbps": group.speed_gbps,
-            "media": group.media.value,
-            "length_m": group.length_m,
-            "cable_sku": group.cable_sku,
-            "cables": group.cables,
-            "links_per_cable": group.links_per_cable,
-            "transceiver_sku_a": group.transceiver_sku_a,
-            "transceiver_sku_b": group.transceiver_sku_b,
-            "transceivers": group.transceivers,
-        }
-        for plane in design.planes
-        for group in plane.links
-    ]
+    links = [_link_dict(group) for plane in design.planes for group in plane.links]
     return {
         "gpus": design.gpus,
         "gpus_per_server": design.gpus_per_server,
@@ -113,17 +170,26 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "bandwidth_per_server_gbps": compute.bandwidth_per_server_gbps,
         "growth": _plane_dict(compute)["growth"],
         "power_w": design.power_w,
+        "power_max_w": design.power_max_w,
         "power_per_rack_w": design.power_per_rack_w,
+        "catalog_gaps": sum(1 for line in design.bom if line.catalog_gap),
         "bom": [
             {
                 "sku": line.sku,
                 "description": line.description,
                 "quantity": line.quantity,
                 "power_w": line.power_w,
+                "power_max_w": line.power_max_w,
                 "rack_units": line.rack_units,
                 "plane": line.plane,
                 "tier": line.tier,
                 "category": line.category,
+                "catalog_gap": line.catalog_gap,
+                **(
+                    {"description_text": line.description_text.as_dict()}
+                    if line.description_text is not None
+                    else {}
+                ),
             }
             for line in design.bom
         ],
@@ -207,12 +273,20 @@ def format_text(design: Design) -> str:
     )
     lines.append("")
     rows = [
-        [line.sku, line.description, f"{line.quantity:,}", f"{line.power_w:,}", line.plane]
+        [
+            line.sku or "(to be priced)",
+            line.description,
+            f"{line.quantity:,}",
+            f"{line.power_w:,}",
+            line.plane,
+        ]
         for line in design.bom
     ]
     lines += _table(["sku", "description", "qty", "power W", "plane"], rows)
     lines.append(
-        f"Network power {design.power_w:,} W; {design.power_per_rack_w:,} W per compute rack"
+        f"Network power {design.power_w:,} W typical, {design.power_max_w:,} W maximum (switches "
+        f"without optics, plus the optics and active cables); {design.power_per_rack_w:,} W per "
+        "compute rack"
     )
     if design.warnings:
         lines.append("")

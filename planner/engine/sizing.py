@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 
-from planner.engine.catalog import CatalogSnapshot, Lifecycle, NicSpec
+from planner.engine.catalog import CatalogSnapshot, Lifecycle, NicSpec, Product
 from planner.engine.design import (
     BomLine,
     Design,
     DesignWarning,
+    DownPart,
     LengthBin,
+    LinkEnd,
     LinkGroup,
     PlaneDesign,
     PlaneShape,
@@ -38,19 +41,21 @@ from planner.engine.fabric import (
     growth,
     plan_plane,
 )
+from planner.engine.fit import check_design
 from planner.engine.media import (
     MediaChoice,
     MediaSelector,
     PortEnd,
+    leaf_link_runs,
+    leaf_pattern_key,
     leaf_spine_lengths,
     rail_server_cages,
     rail_style,
     selector_for,
-    server_leaf_lengths,
     spine_core_lengths,
     switch_end,
 )
-from planner.engine.ports import SwitchModel, leaf_capacity
+from planner.engine.ports import SwitchModel, leaf_capacity, parse_inline, ways
 from planner.engine.request import (
     DesignRequest,
     Fabric,
@@ -193,10 +198,11 @@ def _link_groups(
     selector: MediaSelector,
     shared: bool,
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
-    """Link groups with the computed runs each one carries. `units` counts cages by (run, links
-    used in the cage); a cable that carries several links serves one cage."""
+    """Link groups with the computed runs each one carries. `units` counts the upper tier's
+    cages (`end_a`, the fat end of a breakout) by (run, links used in the cage); `end_b` is the
+    lower tier's cage. The group reports its ends the other way round: `a` is the lower tier."""
     link = f"{plane} {a}-{b}"
-    # Runs that round up to the same stock cable and optics form one group.
+    # Runs that round up to the same stock parts form one group.
     merged: dict[tuple[object, ...], tuple[MediaChoice, list[int], list[float]]] = {}
     for length, lanes in sorted(units):
         cages = units[(length, lanes)]
@@ -205,21 +211,25 @@ def _link_groups(
         choice = selector.choose(link, speed, length, end_a, end_b, shared)
         entry = merged.get(choice.group_key)
         if entry is None:
-            entry = merged[choice.group_key] = (choice, [0, 0], [])
+            entry = merged[choice.group_key] = (choice, [0, 0, 0], [])
         counts, runs = entry[1], entry[2]
         counts[0] += cages * lanes
-        counts[1] += cages if choice.links_per_cable > 1 else cages * lanes
+        counts[1] += cages
+        per_cable = choice.links_per_cable
+        if per_cable <= end_a.ways:
+            counts[2] += cages * ceil_div(lanes, per_cable)
+        else:  # a breakout whose bundled end sits in the lower tier's cage
+            counts[2] += ceil_div(cages * lanes, per_cable)
         if length not in runs:
             runs.append(length)
     groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
-    for choice, (links, cables), runs in merged.values():
-        transceivers = 0
-        if choice.transceiver_a is not None:
-            # The fat end is the lower tier's port: a switch end for leaf-spine and spine-core,
-            # the server NIC end for server-leaf (then `a` below is the NIC side).
-            transceivers = ceil_div(links, choice.links_per_transceiver_a) + ceil_div(
-                links, choice.links_per_transceiver_b
-            )
+    for choice, (links, upper_cages, cables), runs in merged.values():
+        lower_cages = ceil_div(links, end_b.ways)
+        optics = choice.transceiver_a is not None
+        upper_modules = upper_cages if optics else 0  # one module per cage, always
+        lower_modules = lower_cages if optics else 0
+        structured = choice.cord is not None and choice.panel is not None
+        panel_ports = 2 * links if structured else 0
         group = LinkGroup(
             plane=plane,
             a=a,
@@ -233,9 +243,32 @@ def _link_groups(
             links_per_cable=choice.links_per_cable,
             transceiver_sku_a=choice.transceiver_b.sku if choice.transceiver_b else None,
             transceiver_sku_b=choice.transceiver_a.sku if choice.transceiver_a else None,
-            transceivers=transceivers,
+            transceivers=upper_modules + lower_modules,
             links_per_transceiver_a=choice.links_per_transceiver_b,
             links_per_transceiver_b=choice.links_per_transceiver_a,
+            end_a=LinkEnd(
+                role=a,
+                form_factor=end_b.form_factor,
+                cages=lower_cages,
+                links_per_cage=end_b.ways,
+            ),
+            end_b=LinkEnd(
+                role=b,
+                form_factor=end_a.form_factor,
+                cages=upper_cages,
+                links_per_cage=end_a.ways,
+            ),
+            transceivers_a=lower_modules,
+            transceivers_b=upper_modules,
+            cord_sku=choice.cord.sku if structured and choice.cord else None,
+            cords=2 * links if structured else 0,
+            panel_sku=choice.panel.sku if structured and choice.panel else None,
+            panel_ports=panel_ports,
+            panels=2 * ceil_div(links, choice.panel.ports) if choice.panel else 0,
+            catalog_gap=choice.catalog_gap,
+            runs_m=tuple(sorted(runs)),
+            shared=shared,
+            choice=choice,
         )
         groups.append((group, tuple(runs)))
     if len(groups) > 1:
@@ -243,14 +276,159 @@ def _link_groups(
     return groups
 
 
-def _single(runs: Mapping[float, int]) -> dict[tuple[float, int], int]:
-    """Links counted one per unit (no cable shared between links)."""
-    return _per_cage(runs, 1)
+def _cages_from_runs(runs: Mapping[float, int], ways: int) -> Counter[tuple[float, int]]:
+    """Links in cages of `ways` lanes, by (run of the cage's longest lane, lanes used): the links
+    are taken shortest run first, so neighbours share a cage and a cage is cut for its farthest
+    lane. Only the last cage may be partly used."""
+    cages: Counter[tuple[float, int]] = Counter()
+    if ways == 1:
+        for run, links in runs.items():
+            cages[(run, 1)] += links
+        return cages
+    carry = 0  # lanes already in the open cage
+    for run in sorted(runs):
+        links = runs[run]
+        if carry:
+            take = min(links, ways - carry)
+            carry += take
+            links -= take
+            if carry == ways:
+                cages[(run, ways)] += 1
+                carry = 0
+        full, rest = divmod(links, ways)
+        if full:
+            cages[(run, ways)] += full
+        if rest:
+            carry = rest
+        last = run
+    if carry:
+        cages[(last, carry)] += 1
+    return cages
 
 
-def _per_cage(runs: Mapping[float, int], ways: int) -> dict[tuple[float, int], int]:
-    """Switch-to-switch links as full cages of `ways` lanes (uplinks fill whole cages)."""
-    return {(run, ways): links // ways for run, links in runs.items()}
+def _leaf_split(model: SwitchModel, nic: int, downlinks: int) -> tuple[tuple[PortEnd, int], ...]:
+    """One leaf's server-facing links by port group, in the order the leaf fills them (as
+    `ports.leaf_capacity` allocates them: slowest groups first, so a 48 x SFP28 + 8 x QSFP28
+    switch breaks out its QSFP28 cages last)."""
+    out = []
+    remaining = downlinks
+    for group in sorted(model.port_groups, key=lambda g: (g.speed_gbps, -g.count)):
+        per_port = ways(group, nic)
+        if not per_port or remaining <= 0:
+            continue
+        carried = min(remaining, group.count * per_port)
+        remaining -= carried
+        end = PortEnd(form_factor=group.form_factor, native_gbps=group.speed_gbps, ways=per_port)
+        out.append((end, carried))
+    return tuple(out)
+
+
+def _group_first_ports(model: SwitchModel) -> dict[int, int]:
+    """Physical port (0-based) where each port group starts, by id, in the listed order."""
+    first, out = 0, {}
+    for group in model.port_groups:
+        out[id(group)] = first
+        first += group.count
+    return out
+
+
+def _down_parts(
+    model: SwitchModel, shape: PlaneShape
+) -> tuple[tuple[int, tuple[DownPart, ...]], ...]:
+    nic = shape.nic_speed_gbps
+    firsts = _group_first_ports(model)
+    out = []
+    for downlinks in sorted({g.downlinks_per_leaf for g in shape.leaf_groups}):
+        parts = []
+        remaining = downlinks
+        for group in sorted(model.port_groups, key=lambda g: (g.speed_gbps, -g.count)):
+            per_port = ways(group, nic)
+            if not per_port or remaining <= 0:
+                continue
+            carried = min(remaining, group.count * per_port)
+            remaining -= carried
+            parts.append(DownPart(group.form_factor, per_port, carried, firsts[id(group)]))
+        out.append((downlinks, tuple(parts)))
+    return tuple(out)
+
+
+def _uplink_first_port(model: SwitchModel, shape: PlaneShape) -> int:
+    """The leaf's uplinks sit on its fastest group that runs them, after the cages its downlinks
+    took in that group (`ports.leaf_capacity`)."""
+    if shape.tiers < 2:
+        return 0
+    firsts = _group_first_ports(model)
+    up = shape.uplink_speed_gbps
+    groups = sorted(model.port_groups, key=lambda g: g.speed_gbps, reverse=True)
+    group = next((g for g in groups if ways(g, up)), None)
+    if group is None:
+        return 0
+    parts = _down_parts(model, shape)[-1][1] if shape.leaf_groups else ()
+    used = sum(
+        -(-part.links // part.ways) for part in parts if part.first_port == firsts[id(group)]
+    )
+    return firsts[id(group)] + used
+
+
+def _leaf_cages(
+    runs: tuple[float, ...], split: tuple[tuple[PortEnd, int], ...]
+) -> Counter[tuple[PortEnd, float, int]]:
+    """The cages of one leaf by (end, run of the cage's longest lane, lanes used)."""
+    cages: Counter[tuple[PortEnd, float, int]] = Counter()
+    first = 0
+    for end, links in split:
+        for start in range(0, links, end.ways):
+            lanes = min(end.ways, links - start)
+            cages[(end, max(runs[first + start : first + start + lanes]), lanes)] += 1
+        first += links
+    return cages
+
+
+def _down_units(
+    shape: PlaneShape, layout: Layout, model: SwitchModel
+) -> dict[PortEnd, Counter[tuple[float, int]]]:
+    """Every leaf's server-facing cages, by end and (run, lanes), leaf by leaf as the cabling
+    plan wires them; leaves with the same geometry are computed once."""
+    units: dict[PortEnd, Counter[tuple[float, int]]] = {}
+    memo: dict[tuple[object, ...], Counter[tuple[PortEnd, float, int]]] = {}
+    period = layout.servers_per_rack * layout.racks_per_row
+    nic = shape.nic_speed_gbps
+
+    def add(key_args: tuple[int, int, int, int, int, int], times: int) -> None:
+        servers, downlinks, first_server, leaf_index, within, fabric_plane = key_args
+        split = _leaf_split(model, nic, downlinks)
+        args = (shape, layout, servers, downlinks, first_server, leaf_index, within, fabric_plane)
+        key = leaf_pattern_key(*args)
+        cages = memo.get(key)
+        if cages is None:
+            cages = memo[key] = _leaf_cages(leaf_link_runs(*args), split)
+        for (end, run, lanes), count in cages.items():
+            units.setdefault(end, Counter())[(run, lanes)] += count * times
+
+    for fabric_plane in range(shape.fabric_planes):
+        leaf_index = first_server = 0
+        for group in shape.leaf_groups:
+            if shape.style == "packed":
+                for _ in range(group.count * group.leaves):
+                    args = (group.servers, group.downlinks_per_leaf, first_server, leaf_index, 0,
+                            fabric_plane)  # fmt: skip
+                    add(args, 1)
+                    leaf_index += 1
+                first_server += group.servers * group.count
+                continue
+            # Geometry repeats every `cycle` groups: count each distinct start once.
+            cycle = period // math.gcd(period, group.servers or 1)
+            for i in range(min(group.count, cycle)):
+                times = (group.count - i + cycle - 1) // cycle
+                start = first_server + i * group.servers
+                for within in range(group.leaves):
+                    index = leaf_index + i * group.leaves + within
+                    args = (group.servers, group.downlinks_per_leaf, start, index, within,
+                            fabric_plane)  # fmt: skip
+                    add(args, times)
+            leaf_index += group.count * group.leaves
+            first_server += group.servers * group.count
+    return units
 
 
 def _plane(
@@ -264,19 +442,23 @@ def _plane(
     nic_end = PortEnd(
         form_factor=models.nic.form_factor if models.nic else None, native_gbps=nic, ways=1
     )
-    leaf_down = switch_end(models.leaf, nic, fastest=False)
     a_name = "endpoint" if shape.style == "packed" else "server"
     # Media is chosen with the upper tier's port as end `a` (the fat end of a breakout).
-    units: Mapping[tuple[float, int], int]
-    if rail_style(shape):
+    with_runs: list[tuple[LinkGroup, tuple[float, ...]]] = []
+    splits = {_leaf_split(models.leaf, nic, g.downlinks_per_leaf) for g in shape.leaf_groups}
+    down_ends = {end for split in splits for end, _ in split}
+    if rail_style(shape) and len(down_ends) == 1:
+        # A cage of a k-way breakout serves k neighbouring servers of one rail.
+        leaf_down = next(iter(down_ends))
         units = rail_server_cages(shape, layout, leaf_down.ways)
-        shared = True
+        with_runs += _link_groups(
+            models.name, a_name, "leaf", units, nic, leaf_down, nic_end, selector, True
+        )
     else:
-        units = _single(server_leaf_lengths(shape, layout))
-        shared = False
-    with_runs = _link_groups(
-        models.name, a_name, "leaf", units, nic, leaf_down, nic_end, selector, shared
-    )
+        for leaf_down, units in _down_units(shape, layout, models.leaf).items():
+            with_runs += _link_groups(
+                models.name, a_name, "leaf", units, nic, leaf_down, nic_end, selector, True
+            )
     if shape.tiers >= 2:
         up = shape.uplink_speed_gbps
         spine_end = switch_end(models.spine, up, fastest=False)
@@ -286,7 +468,7 @@ def _plane(
         shared = m % spine_end.ways == 0 and m % leaf_up.ways == 0
         with_runs += _link_groups(
             models.name, "leaf", "spine",
-            _per_cage(leaf_spine_lengths(shape, layout), spine_end.ways if shared else 1), up,
+            _cages_from_runs(leaf_spine_lengths(shape, layout), spine_end.ways), up,
             spine_end, leaf_up, selector, shared,
         )  # fmt: skip
     if shape.tiers == 3:
@@ -297,12 +479,19 @@ def _plane(
         shared = m % core_end.ways == 0 and m % spine_up.ways == 0
         with_runs += _link_groups(
             models.name, "spine", "core",
-            _per_cage(spine_core_lengths(shape, layout), core_end.ways if shared else 1), up,
+            _cages_from_runs(spine_core_lengths(shape, layout), core_end.ways), up,
             core_end, spine_up, selector, shared,
         )  # fmt: skip
     links = [group for group, _ in with_runs]
     runs = tuple(
-        RunMedia(group.a, group.b, run, index)
+        RunMedia(
+            group.a,
+            group.b,
+            run,
+            index,
+            group.end_b.form_factor if group.end_b else None,
+            group.end_b.links_per_cage if group.end_b else 1,
+        )
         for index, (group, carried) in enumerate(with_runs)
         for run in carried
     )
@@ -328,6 +517,8 @@ def _plane(
         leaf_uplink_gbps=shape.leaf_uplinks * shape.uplink_speed_gbps,
         growth=growth(shape, gpus_per_server, models.leaf, models.spine, models.core),
         runs=runs,
+        down_parts=_down_parts(models.leaf, shape),
+        leaf_uplink_first_port=_uplink_first_port(models.leaf, shape),
     )
 
 
@@ -362,14 +553,17 @@ def _plane_models(plane: PlaneRequest) -> _PlaneModels:
 
 @dataclass(kw_only=True)
 class _BomEntry:
+    sku: str
     description: str
     quantity: int
     power_each: float
+    power_max_each: float
     rack_units_each: int
     category: str
+    gap: Text | None = None
 
 
-_CATEGORY_ORDER = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3}
+_CATEGORY_ORDER = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3, "patch_panel": 4}
 _PLANE_ORDER = {"compute": 0, "storage": 1, "frontend": 2, "oob": 3}
 
 
@@ -388,48 +582,72 @@ class _Bom:
         plane: str,
         tier: str,
         category: str,
+        power_max_each: float | None = None,
+        gap: Text | None = None,
     ) -> None:
         if quantity <= 0:
             return
-        key = (plane, tier, sku)
+        key = (plane, tier, sku or f"generic:{description}")
         entry = self.lines.get(key)
         if entry is not None:
             entry.quantity += quantity
         else:
             self.lines[key] = _BomEntry(
+                sku=sku,
                 description=description,
                 quantity=quantity,
                 power_each=power_each,
+                power_max_each=power_each if power_max_each is None else power_max_each,
                 rack_units_each=rack_units_each,
                 category=category,
+                gap=gap,
             )
 
-    def build(self, catalog: CatalogSnapshot) -> tuple[BomLine, ...]:
-        """The lines, with names and power of catalog items filled in (transceivers and cables
-        were added by SKU alone)."""
-        items = catalog.by_sku()
+    def part(
+        self,
+        part: Product,
+        quantity: int,
+        plane: str,
+        tier: str,
+        category: str,
+        gaps: dict[str, Text],
+    ) -> None:
+        """A transceiver, cable or panel of a link group; a generic one is a catalog gap."""
+        power = float(getattr(part, "power_w", 0.0))
+        self.add(
+            sku=part.sku,
+            description=part.name,
+            quantity=quantity,
+            power_each=power,
+            rack_units_each=int(getattr(part, "rack_units", 0)),
+            plane=plane,
+            tier=tier,
+            category=category,
+            gap=None if part.sku else gaps.get(part.name, Text(part.name)),
+        )
+
+    def build(self) -> tuple[BomLine, ...]:
         out = []
-        for (plane, tier, sku), entry in self.lines.items():
-            description, power_each = entry.description, entry.power_each
-            item = items.get(sku)
-            if item is not None and entry.category not in ("switch", "nic"):
-                description = item.name
-                power_each = float(getattr(item, "power_w", 0.0))
+        for (plane, tier, _), entry in self.lines.items():
             out.append(
                 BomLine(
-                    sku=sku,
-                    description=description,
+                    sku=entry.sku,
+                    description=entry.description,
                     quantity=entry.quantity,
-                    power_w=round(power_each * entry.quantity),
+                    power_w=round(entry.power_each * entry.quantity),
+                    power_max_w=round(entry.power_max_each * entry.quantity),
                     rack_units=entry.rack_units_each * entry.quantity,
                     plane=plane,
                     tier=tier,
                     category=entry.category,
+                    catalog_gap=entry.gap is not None,
+                    description_text=entry.gap,
                 )
             )
         out.sort(
             key=lambda b: (
-                _PLANE_ORDER.get(b.plane, 9), _CATEGORY_ORDER[b.category], b.tier, b.sku
+                _PLANE_ORDER.get(b.plane, 9), _CATEGORY_ORDER[b.category], b.tier,
+                b.catalog_gap, b.sku, b.description,
             )
         )  # fmt: skip
         return tuple(out)
@@ -449,48 +667,43 @@ def _bom_for_plane(
             tier="server",
             category="nic",
         )
+    model_of = {"leaf": models.leaf, "spine": models.spine, "core": models.core}
     for tier in plane.tiers:
+        inline = parse_inline(tier.switch) if tier.sku is None else None
         bom.add(
-            sku=tier.switch,
+            sku=tier.sku or "",
             description=tier.description,
+            gap=None
+            if inline is None
+            else text(
+                gettext_noop("Switch, %(ports)s x %(speed)sG (inline spec, not a catalog product)"),
+                ports=inline[0],
+                speed=inline[1],
+            ),
             quantity=tier.count,
             power_each=tier.power_w,
+            power_max_each=model_of[tier.role].power_max_w or tier.power_w,
             rack_units_each=tier.rack_units,
             plane=plane.name,
             tier=tier.role,
             category="switch",
         )
-    by_sku = {}
     for group in plane.links:
+        choice = group.choice
+        assert choice is not None
         pair = f"{group.a}-{group.b}"
-        if group.transceiver_sku_a or group.transceiver_sku_b:
-            ends = (
-                (group.transceiver_sku_a, group.links_per_transceiver_a),
-                (group.transceiver_sku_b, group.links_per_transceiver_b),
-            )
-            for sku, per in ends:
-                if sku is not None:
-                    by_sku[sku] = (pair, ceil_div(group.links, per))
-                    bom.add(
-                        sku=sku,
-                        description=sku,
-                        quantity=ceil_div(group.links, per),
-                        power_each=0.0,
-                        rack_units_each=0,
-                        plane=plane.name,
-                        tier=pair,
-                        category="transceiver",
-                    )
-        bom.add(
-            sku=group.cable_sku,
-            description=group.cable_sku,
-            quantity=group.cables,
-            power_each=0.0,
-            rack_units_each=0,
-            plane=plane.name,
-            tier=pair,
-            category="cable",
-        )
+        gaps = dict(choice.gaps)
+        if choice.transceiver_b is not None:  # the lower tier's end
+            bom.part(choice.transceiver_b, group.transceivers_a, plane.name, pair,
+                     "transceiver", gaps)  # fmt: skip
+        if choice.transceiver_a is not None:
+            bom.part(choice.transceiver_a, group.transceivers_b, plane.name, pair,
+                     "transceiver", gaps)  # fmt: skip
+        bom.part(choice.cable, group.cables, plane.name, pair, "cable", gaps)
+        if choice.cord is not None and group.cords:
+            bom.part(choice.cord, group.cords, plane.name, pair, "cable", gaps)
+        if choice.panel is not None and group.panels:
+            bom.part(choice.panel, group.panels, plane.name, pair, "patch_panel", gaps)
 
 
 def _warnings(
@@ -760,8 +973,9 @@ def _size(
         plane_request = getattr(request, plane.name, None) if plane.name != "compute" else None
         ports = plane_request.ports if isinstance(plane_request, PlaneRequest) else request.rails
         _bom_for_plane(bom_builder, plane, models[plane.name], servers, ports)
-    bom = bom_builder.build(catalog)
+    bom = bom_builder.build()
     power = sum(line.power_w for line in bom)
+    power_max = sum(line.power_max_w for line in bom)
     rack_power = _rack_power(design_planes, bom, request)
     cost = None
     if prices is not None:
@@ -769,7 +983,7 @@ def _size(
         cost = str(total)
     first = design_planes[0].shape
     sus = first.groups if request.fabric != Fabric.TOR else 0
-    return Design(
+    design = Design(
         request=request,
         gpus=request.gpus,
         gpus_per_server=request.gpus_per_server,
@@ -779,10 +993,13 @@ def _size(
         planes=design_planes,
         bom=bom,
         power_w=power,
+        power_max_w=power_max,
         power_per_rack_w=rack_power,
         warnings=_warnings(design_planes, models, bom, catalog, request, rack_power),
         cost=cost,
     )
+    check_design(design)  # every line fits its cages, or the engine has a bug: raise
+    return design
 
 
 def size(

@@ -137,9 +137,11 @@ TRANSCEIVERS = (
          Connector.MPO12, ((FibreType.OM3, 30), (FibreType.OM4, 50)), 8.0),
     _trx("EZ-OSFP-400G-DR4", FormFactor.OSFP, 400, "400GBASE-DR4", MediaKind.SMF,
          Connector.MPO12, ((FibreType.OS2, 500),), 8.0),
-    _trx("EZ-OSFP-800G-2xDR4", FormFactor.OSFP, 800, "800G 2xDR4", MediaKind.SMF,
+    _trx("EZ-QDD-400G-DR4", FormFactor.QSFP_DD, 400, "400GBASE-DR4", MediaKind.SMF,
+         Connector.MPO12, ((FibreType.OS2, 500),), 10.0),
+    _trx("EZ-OSFP-800G-2xDR4", FormFactor.OSFP, 800, "2x400GBASE-DR4", MediaKind.SMF,
          Connector.MPO12, ((FibreType.OS2, 500),), 17.0, links_per_module=2),
-    _trx("EZ-OSFP-800G-2xSR4", FormFactor.OSFP, 800, "800G 2xSR4", MediaKind.MMF,
+    _trx("EZ-OSFP-800G-2xSR4", FormFactor.OSFP, 800, "2x400GBASE-SR4", MediaKind.MMF,
          Connector.MPO12, ((FibreType.OM3, 30), (FibreType.OM4, 50)), 15.0, links_per_module=2),
 )  # fmt: skip
 
@@ -150,6 +152,8 @@ def _copper(
 ) -> tuple[CableSpec, ...]:  # fmt: skip
     kind = {MediaKind.DAC: "DAC", MediaKind.AEC: "AEC", MediaKind.AOC: "AOC"}[media]
     label = f"{speed}G-{ways}X" if ways > 1 else f"{speed}G"
+    if ff == FormFactor.QSFP_DD:
+        label += "-QDD"
     return tuple(
         CableSpec(
             sku=f"EZ-{kind}-{label}-{length:g}M",
@@ -202,6 +206,9 @@ CABLES = (
     *_copper(MediaKind.DAC, 400, FormFactor.OSFP, SHORT),
     *_copper(MediaKind.DAC, 800, FormFactor.OSFP, SHORT, ways=2),
     *_copper(MediaKind.AOC, 400, FormFactor.OSFP, AOC_LENGTHS, power=16.0),
+    # Inline 400G switches have QSFP-DD cages (ports.INLINE_FORM_FACTOR): their own media.
+    *_copper(MediaKind.DAC, 400, FormFactor.QSFP_DD, SHORT),
+    *_copper(MediaKind.AOC, 400, FormFactor.QSFP_DD, AOC_LENGTHS, power=16.0),
     *_copper(MediaKind.AOC, 100, FormFactor.QSFP28, AOC_LENGTHS, power=4.0),
     *_copper(MediaKind.AOC, 25, FormFactor.SFP28, AOC_LENGTHS, power=2.0),
     *(

@@ -169,12 +169,15 @@ def test_a_1g_cord_does_not_carry_10g_links() -> None:
     from planner.engine.request import MediaPolicy
 
     rj45 = PortEnd(form_factor=FormFactor.RJ45, native_gbps=10, ways=1)
-    # Twisted pair comes first for links of 10G and below; a 1G-rated cord is passed over and
-    # the 10G link falls through to the next copper media, DAC.
+    # Twisted pair comes first for links of 10G and below; a 1G-rated cord is passed over. No
+    # DAC fits an RJ45 jack (ports-cages-and-plugs.md), so the link gets a generic 10G cord:
+    # a catalog gap with no SKU, not a cable that does not fit.
     choice = MediaSelector(_with_utp_rated(1), MediaPolicy.COPPER).choose(
         "oob endpoint-leaf", 10, 2.5, rj45, rj45
     )
-    assert choice.media.value == "dac"
+    assert choice.media.value == "utp"
+    assert choice.catalog_gap and choice.cable.sku == ""
+    assert "10G RJ45 to RJ45 UTP" in choice.cable.name
     choice = MediaSelector(_with_utp_rated(10), MediaPolicy.COPPER).choose(
         "oob endpoint-leaf", 10, 2.5, rj45, rj45
     )

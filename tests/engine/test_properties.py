@@ -141,10 +141,13 @@ def test_links_cables_transceivers_consistent_with_media(data: dict[str, object]
                 assert group.transceivers == 0
                 assert group.transceiver_sku_a is None
             else:
-                # One module per optical end, fewer when a twin-port module serves two links.
-                assert group.transceivers == math.ceil(
-                    group.links / group.links_per_transceiver_a
-                ) + math.ceil(group.links / group.links_per_transceiver_b)
+                # One module per cage, always: a twin-port module fills one cage running 2x400G
+                # and serves its two links (ports-cages-and-plugs.md, "One plug per cage").
+                assert group.end_a is not None and group.end_b is not None
+                assert group.transceivers_a == group.end_a.cages
+                assert group.transceivers_b == group.end_b.cages
+                assert group.transceivers == group.transceivers_a + group.transceivers_b
+                assert group.links_per_transceiver_b == group.end_b.links_per_cage
     assert design.cables_total <= design.links_total
 
 

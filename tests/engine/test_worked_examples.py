@@ -116,7 +116,16 @@ def test_neti710_64_gpu_pair_single_tier() -> None:
     assert "speed_mismatch" in codes
     nic = next(line for line in design.bom if line.category == "nic")
     assert (nic.sku, nic.quantity) == ("NETI710-4CP", 8)
-    assert design.transceivers_total == 0  # in-rack DAC: no optics
+    # The pair sits in the first rack; the 4 servers of the second rack (4 servers per rack by
+    # default) reach it across the row, beyond the catalog's 3 m SFP+ DAC: 4 x 4 = 16 links on
+    # 10G SR optics, one module per cage at each end (16 x 2 = 32), and 16 in-rack DACs.
+    media = {g.media.value: 0 for g in design.compute.links}
+    for group in design.compute.links:
+        media[group.media.value] += group.links
+    assert media == {"dac": 16, "mmf": 16}
+    assert design.transceivers_total == 32
+    module = next(line for line in design.bom if line.category == "transceiver")
+    assert module.sku == "EZ-SFP-10G-SR"  # an SFP+ module fits the leaf's SFP28 cage
 
 
 def test_oversubscription_three_to_one_leaf_counts() -> None:
@@ -190,7 +199,10 @@ def test_inline_specs_work_without_switch_skus() -> None:
     design = size(request, NO_SWITCHES)
     assert _counts(design) == {"leaf": 8, "spine": 4}
     switch = next(line for line in design.bom if line.category == "switch")
-    assert switch.sku == "64x400"
+    # Not a catalog product: a generic line with no SKU, to be priced before the quote is sent.
+    assert switch.sku == "" and switch.catalog_gap
+    assert switch.description_text is not None
+    assert str(switch.description_text).startswith("Switch, 64 x 400G")
 
 
 def test_single_server_single_switch() -> None:

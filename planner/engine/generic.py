@@ -1,0 +1,184 @@
+"""Generic parts that stand in when the catalog sells nothing that fits a link (a catalog gap).
+
+A generic part has no SKU and no price. It is named the way a buyer would ask a supplier for it
+("800G OSFP 2x400G-DR4 twin-port module"), in a translatable text, so the design is sized and
+quoted anyway and the sales engineer prices or replaces the line before the quote is sent."""
+
+from __future__ import annotations
+
+from planner.engine.catalog import (
+    CableKind,
+    CableSpec,
+    Connector,
+    FibreType,
+    FormFactor,
+    Lifecycle,
+    MediaKind,
+    PatchPanelSpec,
+    Reach,
+    TransceiverSpec,
+)
+from planner.engine.text import Text, gettext_noop, text
+
+# The form factor a cage of a speed has when nothing names it (an inline NIC speed).
+DEFAULT_FORM_FACTOR: dict[int, FormFactor] = {
+    800: FormFactor.OSFP,
+    400: FormFactor.QSFP_DD,
+    200: FormFactor.QSFP56,
+    100: FormFactor.QSFP28,
+    50: FormFactor.SFP56,
+    25: FormFactor.SFP28,
+    10: FormFactor.SFP_PLUS,
+    1: FormFactor.RJ45,
+}
+
+
+# Reach of each media when the catalog has no rule for a speed: the conservative ends of the
+# ranges in media-and-fabric-facts.md (DAC 3 m at 25-100G, 2 m at 800G; AEC 5 m; AOC 30 m stock;
+# multimode 50 m with two patch panels at 400G+, 100 m below; DR4 500 m; FR4 2 km).
+def default_reach_m(media: MediaKind, speed_gbps: int) -> float:
+    if media == MediaKind.DAC:
+        return 2.0 if speed_gbps >= 800 else 3.0
+    if media == MediaKind.AEC:
+        return 5.0
+    if media == MediaKind.AOC:
+        return 30.0
+    if media == MediaKind.MMF:
+        return 50.0 if speed_gbps >= 400 else 100.0
+    if media == MediaKind.SMF:
+        return 2000.0
+    return 100.0  # twisted pair
+
+
+def form_factor(given: FormFactor | None, speed_gbps: int) -> FormFactor:
+    return given or DEFAULT_FORM_FACTOR.get(speed_gbps, FormFactor.QSFP_DD)
+
+
+def _gap(name: Text) -> dict[str, object]:
+    return {"sku": "", "name": str(name), "vendor": "", "lifecycle": Lifecycle.AVAILABLE}
+
+
+def assembly(
+    media: MediaKind,
+    speed_gbps: int,
+    end_a: FormFactor,
+    end_b: FormFactor,
+    ways: int,
+    length_m: float,
+) -> tuple[CableSpec, Text]:
+    """A copper or AOC assembly: straight when `ways` is 1, else a breakout with `ways` legs."""
+    if ways > 1:
+        name = text(
+            gettext_noop("%(speed)sG %(end_a)s to %(ways)sx %(end_b)s %(media)s breakout, %(m)s m"),
+            speed=speed_gbps,
+            end_a=end_a.value,
+            ways=ways,
+            end_b=end_b.value,
+            media=media.value.upper(),
+            m=float(length_m),
+        )
+    else:
+        name = text(
+            gettext_noop("%(speed)sG %(end_a)s to %(end_b)s %(media)s, %(m)s m"),
+            speed=speed_gbps,
+            end_a=end_a.value,
+            end_b=end_b.value,
+            media=media.value.upper(),
+            m=float(length_m),
+        )
+    spec = CableSpec(
+        **_gap(name),  # type: ignore[arg-type]
+        media=media,
+        end_a=end_a,
+        end_b=end_b,
+        speed_gbps=speed_gbps,
+        length_m=length_m,
+        breakout_ways=ways,
+    )
+    return spec, name
+
+
+def standard(media: MediaKind, speed_gbps: int, length_m: float) -> tuple[str, Connector]:
+    """The usual standard for one link, and the connector it takes."""
+    if media == MediaKind.MMF:
+        if speed_gbps >= 100:
+            apc = speed_gbps >= 400  # NDR/XDR-class SR4 modules use angled MPO
+            return f"{speed_gbps}GBASE-SR4", Connector.MPO12_APC if apc else Connector.MPO12
+        return f"{speed_gbps}GBASE-SR", Connector.LC
+    if speed_gbps >= 400 and length_m <= 500:
+        return f"{speed_gbps}GBASE-DR4", Connector.MPO12_APC
+    if speed_gbps >= 100:
+        return f"{speed_gbps}GBASE-FR4", Connector.LC
+    return f"{speed_gbps}GBASE-LR", Connector.LC
+
+
+def module(
+    media: MediaKind, speed_gbps: int, cage: FormFactor, links: int, length_m: float
+) -> tuple[TransceiverSpec, Text]:
+    """A module for one cage serving `links` links of `speed_gbps` (twin-port when 2)."""
+    link_standard, connector = standard(media, speed_gbps, length_m)
+    module_standard = f"{links}x{link_standard}" if links > 1 else link_standard
+    name = text(
+        gettext_noop("%(speed)sG %(form)s %(standard)s module"),
+        speed=speed_gbps * links,
+        form=cage.value,
+        standard=module_standard,
+    )
+    fibre = FibreType.OM4 if media == MediaKind.MMF else FibreType.OS2
+    spec = TransceiverSpec(
+        **_gap(name),  # type: ignore[arg-type]
+        form_factor=cage,
+        speed_gbps=speed_gbps * links,
+        standard=module_standard,
+        media=media,
+        connector=connector,
+        reaches=(Reach(fibre_type=fibre, reach_m=default_reach_m(media, speed_gbps)),),
+        power_w=0.0,
+        links_per_module=links,
+    )
+    return spec, name
+
+
+def fibre(
+    media: MediaKind,
+    fibre_type: FibreType,
+    connector: Connector,
+    kind: CableKind,
+    length_m: float,
+) -> tuple[CableSpec, Text]:
+    if kind == CableKind.TRUNK:
+        template = gettext_noop("%(fibre)s %(connector)s trunk, %(m)s m")
+    else:
+        template = gettext_noop("%(fibre)s %(connector)s patch cord, %(m)s m")
+    name = text(template, fibre=fibre_type.value, connector=connector.value, m=float(length_m))
+    spec = CableSpec(
+        **_gap(name),  # type: ignore[arg-type]
+        media=media,
+        end_a=None,
+        end_b=None,
+        speed_gbps=0,
+        length_m=length_m,
+        fibre_type=fibre_type,
+        connector=connector,
+        strands=12 if connector != Connector.LC else 2,
+        kind=kind,
+    )
+    return spec, name
+
+
+def patch_panel(connector: Connector, fibre_type: FibreType) -> tuple[PatchPanelSpec, Text]:
+    """A 1U panel of 48 ports, the common size (ports-cages-and-plugs.md: 48-96 MPO per 1U)."""
+    name = text(
+        gettext_noop("%(connector)s patch panel, 48 ports, 1U (%(fibre)s)"),
+        connector=connector.value,
+        fibre=fibre_type.value,
+    )
+    spec = PatchPanelSpec(
+        **_gap(name),  # type: ignore[arg-type]
+        connector=connector,
+        ports=48,
+        rack_units=1,
+        insertion_loss_db=0.5,
+        fibre_type=fibre_type,
+    )
+    return spec, name
