@@ -791,6 +791,8 @@ class MediaSelector:
         """A generic stand-in of the first media, in the documented order, that reaches and
         can join these two cages; catalog parts are kept where they fit (one end's module)."""
         ruled = {media for (rule_speed, media) in self.rules if rule_speed == speed}
+        if not ruled & set(allowed):
+            ruled = set()  # the policy asks for a media the rules do not cover: generic it is
         for media in allowed:
             if ruled and media not in ruled:
                 continue  # the catalog's rules say which media exist at this speed

@@ -218,13 +218,15 @@ def _link_groups(
         per_cable = choice.links_per_cable
         if per_cable <= end_a.ways:
             counts[2] += cages * ceil_div(lanes, per_cable)
-        else:  # a breakout whose bundled end sits in the lower tier's cage
-            counts[2] += ceil_div(cages * lanes, per_cable)
+        # else: a breakout whose bundled end sits in the lower tier's cages, one per such cage,
+        # counted for the whole group below.
         if length not in runs:
             runs.append(length)
     groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
     for choice, (links, upper_cages, cables), runs in merged.values():
         lower_cages = ceil_div(links, end_b.ways)
+        if choice.links_per_cable > end_a.ways:
+            cables = lower_cages
         optics = choice.transceiver_a is not None
         upper_modules = upper_cages if optics else 0  # one module per cage, always
         lower_modules = lower_cages if optics else 0

@@ -1,0 +1,143 @@
+"""Every line of every design can be built: plugs fit cages, one module per cage, breakouts in
+broken-out cages, nothing refused for lack of a medium. Over random requests on the seed
+catalog's switches and NICs, and the brochure's 64-GPU example line by line."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from catalog.snapshot import snapshot_from_seed
+from planner.engine.cabling import iter_cabling
+from planner.engine.catalog import CatalogSnapshot, FormFactor, MediaKind, accepts
+from planner.engine.errors import MediaUnavailable
+from planner.engine.fit import check_design
+from planner.engine.ports import ways
+from planner.engine.request import RequestError, parse_request
+from planner.engine.sizing import size
+
+SEED = Path(__file__).resolve().parents[2] / "catalog" / "seed" / "catalog.json"
+
+
+@cache
+def seed() -> CatalogSnapshot:
+    return snapshot_from_seed(json.loads(SEED.read_text()))
+
+
+def test_plugs_follow_backward_compatibility() -> None:
+    # ports-cages-and-plugs.md, "Form factors and what they accept".
+    assert accepts(FormFactor.SFP28, FormFactor.SFP_PLUS)
+    assert not accepts(FormFactor.SFP_PLUS, FormFactor.SFP28)
+    assert accepts(FormFactor.QSFP_DD, FormFactor.QSFP56)
+    assert accepts(FormFactor.QSFP_DD, FormFactor.QSFP28)
+    assert not accepts(FormFactor.OSFP, FormFactor.QSFP_DD)
+    assert not accepts(FormFactor.QSFP_DD, FormFactor.OSFP)
+    assert not accepts(FormFactor.QSFP28, FormFactor.SFP28)
+
+
+def test_a_10g_nic_runs_natively_in_an_sfp28_cage() -> None:
+    sn2410 = next(s for s in seed().switches if s.sku == "MSN2410-CB2F")
+    sfp28 = sn2410.port_groups[0]
+    assert sfp28.form_factor == FormFactor.SFP28
+    assert ways(sfp28, 10) == 1  # an SFP+ plug at 10G, not a breakout
+
+
+def test_brochure_64_gpus_on_one_msn2410() -> None:
+    """Brochure 4.1: 8 servers x 8 x 25G = 64 links on one SN2410 (48 x SFP28 + 8 x QSFP28)."""
+    catalog = seed()
+    request = parse_request(
+        {"gpus": 64, "gpus_per_server": 8, "rails": 8, "nic_speed": 25,
+         "nic": "MCX631102AN-ADAT", "leaf": "MSN2410-CB2F", "fabric": "tor"},
+        catalog,
+    )  # fmt: skip
+    design = size(request, catalog)
+    leaf = design.compute.tiers[0]
+    # 48 links on the 48 SFP28 cages, the other 64 - 48 = 16 on 16 / 4 = 4 QSFP28 cages broken
+    # out 4x25G: 52 of 56 cages used, no port beyond them.
+    assert (leaf.count, leaf.ports_used, leaf.physical_ports) == (1, 52, 56)
+    ends = {}
+    for group in design.compute.links:
+        assert group.end_b is not None
+        key = (group.end_b.form_factor, group.end_b.links_per_cage)
+        cages, links = ends.get(key, (0, 0))
+        ends[key] = (cages + group.end_b.cages, links + group.links)
+    assert ends == {(FormFactor.SFP28, 1): (48, 48), (FormFactor.QSFP28, 4): (4, 16)}
+    broken_out = [g for g in design.compute.links if g.end_b and g.end_b.links_per_cage == 4]
+    # One breakout assembly per broken-out cage (QSFP28 bundled end, 4 SFP28 legs): 4 in all.
+    assert sum(g.cables for g in broken_out) == 4
+    for group in broken_out:
+        assert group.choice is not None and group.choice.cable.breakout_ways == 4
+        assert group.choice.cable.end_a == FormFactor.QSFP28
+        assert group.choice.cable.end_b == FormFactor.SFP28
+    # 4 servers per rack by default: servers 5-8 stand in the second rack, so some runs leave
+    # the switch's rack: each is longer than a rack's height (2 m) and every part reaches it.
+    assert max(run for g in design.compute.links for run in g.runs_m) > 2.0
+    for group in design.compute.links:
+        assert group.length_m >= max(group.runs_m)
+    ports = [row.a_port for row in iter_cabling(design)]
+    numbers = {int(m) for port in ports for m in re.findall(r"swp(\d+)", port)}
+    assert max(numbers) == 52  # swp49..swp52 carry the breakouts; nothing past the cages
+    assert any(port.startswith("swp49s1+") for port in ports)
+
+
+def _requests(catalog: CatalogSnapshot) -> st.SearchStrategy[dict[str, object]]:
+    switches = sorted(s.sku for s in catalog.switches)
+    nics = sorted(n.sku for n in catalog.nics)
+    return st.fixed_dictionaries(
+        {
+            "gpus": st.integers(min_value=1, max_value=512).map(lambda n: n * 8),
+            "gpus_per_server": st.just(8),
+            "rails": st.sampled_from([1, 2, 4, 8]),
+            "nic": st.sampled_from(nics),
+            "leaf": st.sampled_from(switches),
+            "spine": st.sampled_from(switches),
+            "fabric": st.sampled_from(["rail", "rail-plane", "tor"]),
+            "oversubscription": st.sampled_from([1, 2, 3]),
+            "media": st.sampled_from(["auto", "copper", "optical", "mmf", "smf"]),
+            "leaf_placement": st.sampled_from(["tor", "mor", "eor", "network-rack"]),
+        }
+    )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_line_of_every_design_fits(data: st.DataObject) -> None:
+    catalog = seed()
+    fields = data.draw(_requests(catalog))
+    nic = next(n for n in catalog.nics if n.sku == fields["nic"])
+    fields["nic_speed"] = nic.speed_gbps
+    try:
+        request = parse_request(fields, catalog)
+    except RequestError:
+        assume(False)  # e.g. a 400G NIC on a 25G switch: refused with a field error
+        return
+    try:
+        design = size(request, catalog)
+    except MediaUnavailable as exc:
+        # A catalog gap never withholds a design; physics may, when the user rules out every
+        # media that reaches (copper only, for a run past copper's reach).
+        if fields["media"] != "copper":
+            raise AssertionError(f"refused for lack of a medium: {exc}") from exc
+        assume(False)
+        return
+    except Exception as exc:  # noqa: BLE001 - other design errors (too large) are legitimate
+        assume("FitError" not in type(exc).__name__)
+        return
+    check_design(design)  # raises on the first line that cannot be built
+    skus = catalog.by_sku()
+    for line in design.bom:
+        # Every line is a catalog item, or a generic stand-in that says so.
+        assert (line.sku in skus) != line.catalog_gap
+    for plane in design.planes:
+        for group in plane.links:
+            assert group.end_a is not None and group.end_b is not None
+            if group.media not in (MediaKind.MMF, MediaKind.SMF):
+                assert group.transceivers == 0
+            else:
+                assert group.transceivers_a == group.end_a.cages  # one module per cage
+                assert group.transceivers_b == group.end_b.cages
