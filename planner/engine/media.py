@@ -556,7 +556,7 @@ class MediaSelector:
         return _Candidate(rank, choice)
 
     def _best(self, candidates: list[_Candidate]) -> MediaChoice:
-        candidates.sort(key=lambda c: c.rank[:-1])  # type: ignore[arg-type]
+        candidates.sort(key=lambda c: c.rank[:-1])
         best = candidates[0]
         cost = best.choice.cost_per_link
         if cost is not None and not best.rank[-1]:

@@ -176,7 +176,8 @@ def test_a_1g_cord_does_not_carry_10g_links() -> None:
         "oob endpoint-leaf", 10, 2.5, rj45, rj45
     )
     assert choice.media.value == "utp"
-    assert choice.catalog_gap and choice.cable.sku == ""
+    assert choice.catalog_gap
+    assert choice.cable.sku == ""
     assert "10G RJ45 to RJ45 UTP" in choice.cable.name
     choice = MediaSelector(_with_utp_rated(10), MediaPolicy.COPPER).choose(
         "oob endpoint-leaf", 10, 2.5, rj45, rj45

@@ -143,7 +143,8 @@ def test_links_cables_transceivers_consistent_with_media(data: dict[str, object]
             else:
                 # One module per cage, always: a twin-port module fills one cage running 2x400G
                 # and serves its two links (ports-cages-and-plugs.md, "One plug per cage").
-                assert group.end_a is not None and group.end_b is not None
+                assert group.end_a is not None
+                assert group.end_b is not None
                 assert group.transceivers_a == group.end_a.cages
                 assert group.transceivers_b == group.end_b.cages
                 assert group.transceivers == group.transceivers_a + group.transceivers_b

@@ -200,7 +200,8 @@ def test_inline_specs_work_without_switch_skus() -> None:
     assert _counts(design) == {"leaf": 8, "spine": 4}
     switch = next(line for line in design.bom if line.category == "switch")
     # Not a catalog product: a generic line with no SKU, to be priced before the quote is sent.
-    assert switch.sku == "" and switch.catalog_gap
+    assert switch.sku == ""
+    assert switch.catalog_gap
     assert switch.description_text is not None
     assert str(switch.description_text).startswith("Switch, 64 x 400G")
 
