@@ -47,6 +47,8 @@ def _choices(enum: type) -> list[tuple[str, str]]:
 FORM_FACTOR_CHOICES = _choices(FormFactor)
 FIBRE_TYPE_CHOICES = _choices(FibreType)
 CONNECTOR_CHOICES = _choices(Connector)
+# Long enough for every connector, "MPO-12/APC" included.
+CONNECTOR_MAX_LENGTH = 12
 
 
 class LifecycleChoices(models.TextChoices):
@@ -257,7 +259,12 @@ class TransceiverSpec(models.Model):
             (MediaChoices.SMF.value, MediaChoices.SMF.label),
         ],
     )
-    connector = models.CharField(_("connector"), max_length=8, choices=CONNECTOR_CHOICES)
+    connector = models.CharField(
+        _("connector"),
+        max_length=CONNECTOR_MAX_LENGTH,
+        choices=CONNECTOR_CHOICES,
+        help_text=_("MPO-12 is UPC polish; MPO-12/APC is angled (NVIDIA NDR/XDR-class modules)."),
+    )
     power_w = models.DecimalField(
         _("max power (W)"), max_digits=7, decimal_places=2, validators=[validate_positive]
     )
@@ -383,7 +390,11 @@ class CableSpec(models.Model):
         _("fibre type"), max_length=4, choices=FIBRE_TYPE_CHOICES, blank=True
     )
     connector = models.CharField(
-        _("connector"), max_length=8, choices=CONNECTOR_CHOICES, blank=True
+        _("connector"),
+        max_length=CONNECTOR_MAX_LENGTH,
+        choices=CONNECTOR_CHOICES,
+        blank=True,
+        help_text=_("MPO-12 is UPC polish; MPO-12/APC is angled: the two do not mate."),
     )
     strands = models.PositiveSmallIntegerField(_("fibre strands"), default=0)
     power_w = models.DecimalField(
