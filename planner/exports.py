@@ -8,7 +8,9 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
-BOM_COLUMNS = ("sku", "description", "quantity", "plane", "tier", "power_w", "rack_units")
+BOM_COLUMNS = (
+    "sku", "description", "quantity", "plane", "tier", "power_w", "rack_units", "catalog_gap",
+)  # fmt: skip
 CABLING_COLUMNS = (
     "label", "a_device", "a_port", "b_device", "b_port", "media", "speed_gbps", "length_m", "sku",
 )  # fmt: skip
@@ -39,7 +41,7 @@ def bom_xlsx(result: Mapping[str, Any], *, title: str) -> bytes:
         cell.font = Font(bold=True)
     for row in _bom_rows(result):
         sheet.append(row)
-    for column, width in zip("ABCDEFG", (28, 60, 10, 12, 12, 10, 10), strict=True):
+    for column, width in zip("ABCDEFGH", (28, 60, 10, 12, 12, 10, 10, 12), strict=True):
         sheet.column_dimensions[column].width = width
     out = io.BytesIO()
     workbook.save(out)

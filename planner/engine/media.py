@@ -466,10 +466,11 @@ class MediaSelector:
         return rule.max_reach_m if rule is not None else generic.default_reach_m(media, speed)
 
     def _copper_cap(self, speed: int, length: float, allowed: tuple[MediaKind, ...]) -> float:
-        """When copper reaches a run, no part may be longer than the copper stock that would
-        serve it: a 2.1 m in-rack run never becomes a 10 m AOC (a missing 3 m DAC is a gap)."""
+        """When a passive DAC reaches a run, no part may be longer than the DAC stock that would
+        serve it: a 2.1 m in-rack run never becomes a 10 m AOC (a missing 3 m DAC is a gap).
+        Past DAC reach, each media's shortest stock that reaches is fair (AOC 10 m for 5 m)."""
         caps = []
-        for media in (MediaKind.DAC, MediaKind.AEC):
+        for media in (MediaKind.DAC,):
             if media not in allowed:
                 continue
             rule = self.rules.get((speed, media))

@@ -130,7 +130,7 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
     assert download.suggested_filename == f"design-{design.pk}-bom.xlsx"
     with open(download.path(), "rb") as handle:  # no .xlsx suffix: openpyxl needs a stream
         sheet = load_workbook(io.BytesIO(handle.read())).active
-    rows = [(r[0], r[2]) for r in sheet.iter_rows(min_row=3, values_only=True)]
+    rows = [(r[0] or "", r[2]) for r in sheet.iter_rows(min_row=3, values_only=True)]
     assert rows == [(line["sku"], line["quantity"]) for line in expected["bom"]]
 
     # Keyboard: the design page's first action is reachable and visibly focused.

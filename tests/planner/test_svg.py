@@ -57,7 +57,15 @@ def test_1024_gpus_every_switch_and_bundle_labelled(snapshot):
     assert "Leaf · 32 × 64x400" in labels
     # 32 leaves are drawn as 4 scalable units of 8; the bundles carry count, speed and media.
     assert [t for t in labels if t.startswith("SU ")] == [f"SU {i}" for i in range(1, 5)] * 2
-    assert "1,024 links · 400G · AOC 10 m" in labels
+    # Each link group is a bundle: 4 servers per rack, leaves mid-row; the slots up to the DAC's
+    # 3 m reach get DAC, the rest of the 1,024 server links the 10 m AOC, and the 1,024 uplinks
+    # the 30 m AOC to the spine row.
+    server_groups = [g for g in data["links"] if g["a"] == "server"]
+    assert sum(g["count"] for g in server_groups) == 1024
+    for group in data["links"]:
+        media = group["media"].upper()
+        label = f"{group['count']:,} links · 400G · {media} {group['length_m']:g} m"
+        assert label in labels
     assert "1,024 links · 400G · AOC 30 m" in labels
 
 
@@ -90,6 +98,9 @@ def test_lengths_histogram(snapshot):
     data = result(snapshot, gpus=1024)
     root = parse(lengths_svg(data, {"title": "线缆长度"}))
     labels = texts(root)
-    assert "10 m" in labels
-    assert "30 m" in labels
-    assert labels.count("1,024") == 3  # the axis peak and one bar per length
+    bins = data["planes"][0]["lengths"]
+    for length in {b["length_m"] for b in bins}:
+        assert f"{length:g} m" in labels
+    # The 1,024 leaf-spine links make the tallest bar: the axis peak and that bar.
+    assert max(b["links"] for b in bins) == 1024
+    assert labels.count("1,024") == 2
