@@ -5,6 +5,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Team
+from quotes.pricing import PriceSource
 
 
 class Customer(models.Model):
@@ -273,6 +274,13 @@ class QuoteRevision(models.Model):
         return self.status in EDITABLE_STATUSES
 
     @property
+    def unpriced_line_count(self) -> int:
+        """Lines still to be priced (catalog gaps without a price): the totals leave them out,
+        and the revision cannot be submitted or sent until there are none. Reads the prefetched
+        lines when there are."""
+        return sum(1 for line in self.lines.all() if line.to_be_priced)
+
+    @property
     def tax_percent(self) -> str:
         """0.1300 -> "13"; 0.0650 -> "6.5"."""
         return format((self.tax_rate * 100).normalize(), "f")
@@ -291,7 +299,9 @@ class LineKind(models.TextChoices):
 
 class QuoteLine(models.Model):
     """A line, with the prices it was priced from frozen (in the price list's currency) and the
-    priced result (in the quote's currency)."""
+    priced result (in the quote's currency). A product line without a SKU stands in for an item
+    the catalog has no product for (a catalog gap in the design): it is to be priced by hand
+    (`override_unit_price`) or replaced with a catalog SKU."""
 
     revision = models.ForeignKey(
         QuoteRevision, on_delete=models.CASCADE, related_name="lines", verbose_name=_("revision")
@@ -337,6 +347,11 @@ class QuoteLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sku or self.kind} x {self.quantity}"
+
+    @property
+    def to_be_priced(self) -> bool:
+        """No SKU and no price entered yet (as last priced by `quotes.pricing`)."""
+        return self.kind != LineKind.NOTE and self.price_source == PriceSource.TO_BE_PRICED
 
 
 class PolicyMetric(models.TextChoices):

@@ -17,6 +17,11 @@ every group subtotal is exactly the sum of its lines, and total = subtotal + tax
 Which unit price applies, in order: a manual override; else the customer's contract price; else
 the best quantity tier whose minimum the line's quantity reaches; else the list price. The
 discount applies to that base price (never on top of an override).
+
+A line without a SKU stands in for an item the catalog has no product for (a catalog gap in the
+design): it has no price to look up, so until the sales engineer enters one (an override) it is
+"to be priced": unit price and amount 0, left out of every total, and listed in
+`Totals.unpriced`. A line with a SKU but no price is "missing" (the price list lacks it).
 """
 
 from __future__ import annotations
@@ -52,7 +57,8 @@ class PriceSource:
     CONTRACT = "contract"
     TIER = "tier"
     LIST = "list"
-    MISSING = "missing"
+    MISSING = "missing"  # a SKU the price list has no price for
+    TO_BE_PRICED = "to_be_priced"  # no SKU (a catalog gap) and no price entered yet
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,7 @@ class Totals:
     max_discount_percent: Decimal  # the largest manual discount on a non-optional line
     discount_percent: Decimal  # (base_total - subtotal) / base_total, 2 decimals
     missing_prices: tuple[str, ...]  # SKUs without any price
+    unpriced: tuple[str, ...] = ()  # keys of the lines to be priced (left out of every total)
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,8 @@ def price_line(line: LineInput, *, exchange_rate: Decimal) -> PricedLine:
             list_total=ZERO, unit_cost=None, cost_total=None,
         )  # fmt: skip
     base, source = base_price(line)
+    if base is None and not line.sku:
+        source = PriceSource.TO_BE_PRICED
     list_unit = convert(line.list_price, exchange_rate) if line.list_price is not None else ZERO
     base_unit = convert(base, exchange_rate) if base is not None else ZERO
     if line.override_unit_price is not None:
@@ -217,6 +226,9 @@ def totals_of(
         max_discount_percent=max((line.discount_percent for line in included), default=ZERO),
         discount_percent=_percent(base_total - subtotal, base_total),
         missing_prices=tuple(missing),
+        unpriced=tuple(
+            line.key for line in charged if line.price_source == PriceSource.TO_BE_PRICED
+        ),
     )
 
 

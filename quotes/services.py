@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from core.errors import DomainError
 from core.selectors import user_team
@@ -63,6 +63,14 @@ SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 class QuoteInvalid(DomainError):
     http_status = 400
     code = "invalid_quote"
+
+
+class QuoteHasUnpricedLines(DomainError):
+    """Lines that stand in for items the catalog lacks still have no price: the quote is not
+    complete, so it can be neither submitted for approval nor sent to the customer."""
+
+    http_status = 400
+    code = "quote_has_unpriced_lines"
 
 
 class QuoteNotEditable(DomainError):
@@ -255,7 +263,26 @@ def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
     return priced
 
 
+def _unpriced_lines(revision: QuoteRevision) -> list[QuoteLine]:
+    return list(
+        revision.lines.exclude(kind=LineKind.NOTE)
+        .filter(price_source=pricing.PriceSource.TO_BE_PRICED)
+        .order_by("position", "id")
+    )
+
+
 def _check_complete(revision: QuoteRevision) -> None:
+    unpriced = _unpriced_lines(revision)
+    if unpriced:
+        count = len(unpriced)
+        message = ngettext(
+            "%(count)d line is still to be priced (%(lines)s): enter its unit price or replace "
+            "it with a catalog SKU before the quote is submitted or sent.",
+            "%(count)d lines are still to be priced (%(lines)s): enter their unit prices or "
+            "replace them with catalog SKUs before the quote is submitted or sent.",
+            count,
+        ) % {"count": count, "lines": "; ".join(line.description for line in unpriced)}
+        raise QuoteHasUnpricedLines(message, field="lines")
     missing = list(
         revision.lines.exclude(kind=LineKind.NOTE)
         .filter(price_source=pricing.PriceSource.MISSING)
@@ -499,9 +526,34 @@ def opportunity_upsert_by_external_id(
 # --- Creating a quote -----------------------------------------------------------------------------
 
 
+def _is_catalog_gap(entry: dict[str, Any]) -> bool:
+    """A BOM entry the engine made up because no catalog item fits (results stored before the
+    engine wrote the key have none: false)."""
+    return entry.get("catalog_gap") is True
+
+
 def _bom_lines(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The design's BOM entries that become quote lines: catalog items, and the generic entries
+    standing in for catalog gaps (to be priced)."""
     bom = result.get("bom") if isinstance(result, dict) else None
-    return [entry for entry in bom or [] if isinstance(entry, dict) and entry.get("sku")]
+    return [
+        entry
+        for entry in bom or []
+        if isinstance(entry, dict) and (entry.get("sku") or _is_catalog_gap(entry))
+    ]
+
+
+def _gap_description(entry: dict[str, Any], language: str) -> str:
+    """A catalog gap's description in `language` when the engine gave its template (and the
+    template has a translation), else its English text."""
+    from planner.engine.text import from_dict
+    from planner.i18n import translated
+
+    text = entry.get("description_text")
+    if isinstance(text, dict) and text.get("template"):
+        with translation.override(language):
+            return translated(from_dict(text))
+    return str(entry.get("description") or "")
 
 
 def _design_counts(result: dict[str, Any]) -> tuple[int, int]:
@@ -577,7 +629,8 @@ def quote_create(
     services = pricing.service_quantities(
         servers=servers, switches=switches, support_years=support_years
     )
-    skus = {str(entry["sku"]) for entry in bom} | {s.sku for s in services}
+    skus = {str(entry["sku"]) for entry in bom if not _is_catalog_gap(entry)}
+    skus |= {s.sku for s in services}
     items = _catalog_items(skus, price_list=price_list, customer=customer, day=today)
     with translation.override(customer.preferred_language):
         terms = str(DEFAULT_TERMS)
@@ -620,6 +673,24 @@ def quote_create(
         lines = []
         position = 0
         for entry in bom:
+            if _is_catalog_gap(entry):
+                if entry.get("category") == "customer_supplied":
+                    continue
+                # No catalog item fits: a line without SKU or price, to be priced by hand or
+                # replaced with a SKU before the quote can be submitted or sent.
+                position += 10
+                lines.append(
+                    QuoteLine(
+                        revision=revision,
+                        position=position,
+                        kind=LineKind.PRODUCT,
+                        plane=str(entry.get("plane") or ""),
+                        tier=str(entry.get("tier") or ""),
+                        description=_gap_description(entry, customer.preferred_language),
+                        quantity=int(entry.get("quantity") or 0),
+                    )
+                )
+                continue
             item = items[str(entry["sku"])]
             if item.category == "customer_supplied":
                 continue  # the customer's own servers: endpoints, not sold
@@ -678,10 +749,13 @@ def _ensure_editable(revision: QuoteRevision) -> None:
 
 def _after_change(revision: QuoteRevision, *, user: Any, what: str) -> None:
     """Reprice; a change to a submitted or approved revision sends it back for approval (or to
-    draft when no approval is needed any more)."""
+    draft when no approval is needed any more, or when a line is left to be priced)."""
     _reprice(revision)
     if revision.status in (QuoteStatus.APPROVED, QuoteStatus.PENDING_APPROVAL):
-        new = QuoteStatus.PENDING_APPROVAL if revision.approval_reasons else QuoteStatus.DRAFT
+        if _unpriced_lines(revision):
+            new = QuoteStatus.DRAFT  # nothing to approve until every line has a price
+        else:
+            new = QuoteStatus.PENDING_APPROVAL if revision.approval_reasons else QuoteStatus.DRAFT
         was_approved = revision.approved_at is not None
         revision.approved_by = None
         revision.approved_at = None
@@ -717,6 +791,26 @@ def _line_state(line: QuoteLine) -> dict[str, Any]:
     }
 
 
+def _sellable_item(revision: QuoteRevision, sku: str) -> CatalogItem:
+    """The catalog item `sku` priced for the revision's price list and customer, as of today; a
+    product the catalog lacks, or the price list does not price, is refused naming `sku`."""
+    if not sku:
+        raise QuoteInvalid(_("Enter a catalog SKU."), field="sku")
+    item = _catalog_items(
+        {sku},
+        price_list=_price_list_for(revision),
+        customer=revision.quote.customer,
+        day=timezone.localdate(),
+    )[sku]
+    if not item.category:
+        raise QuoteInvalid(_("No product with SKU %(sku)s.") % {"sku": sku}, field="sku")
+    if item.list_price is None and item.contract_price is None:
+        raise QuoteInvalid(
+            _("%(sku)s has no price on the quote's price list.") % {"sku": sku}, field="sku"
+        )
+    return item
+
+
 def revision_line_update(
     *,
     user: Any,
@@ -726,14 +820,31 @@ def revision_line_update(
     override_unit_price: Decimal | None = _UNSET,
     description: str | None = None,
     is_optional: bool | None = None,
+    sku: str | None = None,
 ) -> QuoteLine:
-    """Change a line. `override_unit_price=None` clears an override; leaving it out keeps it."""
+    """Change a line. `override_unit_price=None` clears an override; leaving it out keeps it.
+
+    A line to be priced (a catalog gap: no SKU) is priced with `override_unit_price`, a unit
+    price in the quote's currency, or replaced with a catalog product by `sku`: the line then
+    takes the product's name (unless `description` is given), kind and frozen prices, and loses
+    any override not given in the same call. Any product or service line may change its SKU so."""
     _require(user, "quotes.change_quote")
     with transaction.atomic():
         revision = _lock(line.revision)
         _ensure_editable(revision)
         line = QuoteLine.objects.get(pk=line.pk, revision=revision)
         before = _line_state(line)
+        if sku is not None and sku.strip() != line.sku:
+            if line.kind == LineKind.NOTE:
+                raise QuoteInvalid(_("A note has no SKU."), field="sku")
+            item = _sellable_item(revision, sku.strip())
+            line.sku = item.sku
+            line.kind = LineKind.SERVICE if item.category == "service" else LineKind.PRODUCT
+            line.description = item.name or item.sku
+            for name, value in _frozen_fields(item).items():
+                setattr(line, name, value)
+            if override_unit_price is _UNSET:
+                line.override_unit_price = None  # it priced what the line was
         if quantity is not None:
             if line.kind != LineKind.NOTE and quantity < 1:
                 raise QuoteInvalid(
@@ -832,20 +943,7 @@ def revision_line_add(
         else:
             if quantity < 1:
                 raise QuoteInvalid(_("The quantity is at least 1."), field="quantity")
-            items = _catalog_items(
-                {sku},
-                price_list=_price_list_for(revision),
-                customer=revision.quote.customer,
-                day=timezone.localdate(),
-            )
-            item = items[sku]
-            if not item.category:
-                raise QuoteInvalid(_("No product with SKU %(sku)s.") % {"sku": sku}, field="sku")
-            if item.list_price is None and item.contract_price is None:
-                raise QuoteInvalid(
-                    _("%(sku)s has no price on the quote's price list.") % {"sku": sku},
-                    field="sku",
-                )
+            item = _sellable_item(revision, sku)
             fields.update(
                 sku=sku,
                 description=description or item.name,
