@@ -21,10 +21,11 @@ from config.api_urls import router
 from core.authentication import ModelPermissions, TokenScopePermission
 from quotes import selectors, services
 from quotes.filters import OpportunityFilter, QuoteFilter
-from quotes.models import Customer, Opportunity, Quote, QuoteRevision
+from quotes.models import Customer, Opportunity, Quote, QuoteLine, QuoteRevision
 from quotes.serializers import (
     CustomerSerializer,
     CustomerUpsertSerializer,
+    LineUpdateSerializer,
     OpportunitySerializer,
     OpportunityUpsertSerializer,
     QuoteCreateSerializer,
@@ -230,6 +231,27 @@ class QuoteViewSet(
     def revise(self, request: Request, pk: str | None = None) -> Response:
         revision = services.quote_revise(user=request.user, quote=self.get_object())
         return self._revision_response(revision, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Change a line: quantity, discount, unit price, SKU, description, optional",
+        description="A line to be priced (`to_be_priced: true`: no catalog product fits it) is "
+        "priced with `override_unit_price` or replaced with a catalog product with `sku`. Only "
+        "a draft, pending or approved revision changes; a change to a submitted one sends it "
+        "back for approval (or to draft). Answers the line's revision with its new totals.",
+        request=LineUpdateSerializer,
+        parameters=[OpenApiParameter("line_id", int, OpenApiParameter.PATH)],
+        responses={200: RevisionSerializer, **ACTION_ERRORS},
+    )
+    @action(detail=True, methods=["patch"], url_path=r"lines/(?P<line_id>[0-9]+)", url_name="line")
+    def line(self, request: Request, pk: str | None = None, line_id: str | None = None) -> Response:
+        quote = self.get_object()
+        line = get_object_or_404(
+            QuoteLine.objects.select_related("revision__quote"), pk=line_id, revision__quote=quote
+        )
+        data = LineUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.revision_line_update(user=request.user, line=line, **data.validated_data)
+        return self._revision_response(line.revision)
 
     @extend_schema(
         summary="Every revision of the quote, newest first",

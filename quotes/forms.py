@@ -67,6 +67,8 @@ class LineForm(forms.Form):
         label=_("Price override"), min_value=Decimal("0"), decimal_places=2, required=False
     )
     is_optional = forms.BooleanField(label=_("Optional"), required=False)
+    # Replaces the line's product (offered on lines to be priced, which have none).
+    sku = forms.CharField(label=_("Catalog SKU"), max_length=64, required=False)
 
 
 class LineAddForm(forms.Form):
@@ -107,7 +109,8 @@ class AcceptForm(forms.Form):
     def __init__(self, *args: Any, optional_lines: Any = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["optional_lines"].choices = [
-            (line.pk, f"{line.sku} · {line.description}") for line in optional_lines
+            (line.pk, " · ".join(part for part in (line.sku, line.description) if part))
+            for line in optional_lines
         ]
 
 

@@ -24,7 +24,7 @@ from quotes.models import QuoteRevision
 from quotes.selectors import grouped_lines
 
 # Bump when a template changes what a document says: a new version renders a new document.
-TEMPLATE_VERSION = "2026.11.1"
+TEMPLATE_VERSION = "2026.11.2"
 # Beyond this many cables the schedule is attached to the PDF as a spreadsheet, not printed.
 CABLING_ROWS_IN_PDF = 60
 # Above this, even the attachment is left out; the design page and API stream it instead.

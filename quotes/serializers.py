@@ -61,7 +61,19 @@ class OpportunityUpsertSerializer(serializers.Serializer):  # type: ignore[type-
     name = serializers.CharField(max_length=200, min_length=1)
 
 
+_MONEY = {"max_digits": 14, "decimal_places": 2, "read_only": True, "allow_null": True}
+
+
 class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    """A line. One to be priced (a catalog gap: no SKU, no price entered yet) has
+    `to_be_priced: true` and null prices and amount; the revision's totals leave it out."""
+
+    to_be_priced = serializers.BooleanField(read_only=True)
+    list_unit_price = serializers.DecimalField(**_MONEY)
+    unit_price = serializers.DecimalField(**_MONEY)
+    line_total = serializers.DecimalField(max_digits=16, decimal_places=2, read_only=True,
+                                          allow_null=True)  # fmt: skip
+
     class Meta:
         model = QuoteLine
         fields = [
@@ -74,6 +86,7 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             "description",
             "quantity",
             "is_optional",
+            "to_be_priced",
             "price_source",
             "list_unit_price",
             "discount_percent",
@@ -86,6 +99,8 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
 
     def to_representation(self, instance: QuoteLine) -> dict[str, Any]:
         data = super().to_representation(instance)
+        if instance.to_be_priced:
+            data.update(list_unit_price=None, unit_price=None, line_total=None)
         if not self.context.get("show_margin"):
             data.pop("unit_cost", None)
         return data
@@ -96,6 +111,12 @@ class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     approved_by = serializers.CharField(source="approved_by.username", default=None)
     sent_by = serializers.CharField(source="sent_by.username", default=None)
     lines = QuoteLineSerializer(many=True, read_only=True)
+    unpriced_lines = serializers.IntegerField(
+        source="unpriced_line_count",
+        read_only=True,
+        help_text="Lines still to be priced: the totals exclude them, and the revision cannot "
+        "be submitted or sent until there are none.",
+    )
 
     class Meta:
         model = QuoteRevision
@@ -118,6 +139,7 @@ class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
             "tax",
             "total",
             "optional_total",
+            "unpriced_lines",
             "max_discount_percent",
             "cost_total",
             "margin_percent",
@@ -191,6 +213,32 @@ class QuoteCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
         min_value=Decimal("0.000001"),
     )
     support_years = serializers.IntegerField(min_value=0, max_value=10, default=1)
+
+
+class LineUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """What may change on a line of an editable revision; fields left out keep their value."""
+
+    quantity = serializers.IntegerField(required=False, min_value=0)
+    discount_percent = serializers.DecimalField(
+        max_digits=5, decimal_places=2, required=False, min_value=Decimal("0"),
+        max_value=Decimal("100"),
+    )  # fmt: skip
+    override_unit_price = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        required=False,
+        allow_null=True,
+        min_value=Decimal("0"),
+        help_text="Unit price in the quote's currency: prices a line to be priced, or overrides "
+        "the catalog price; null clears it.",
+    )
+    sku = serializers.CharField(
+        required=False,
+        max_length=64,
+        help_text="Replace the line's product with this catalog SKU (e.g. a line to be priced).",
+    )
+    description = serializers.CharField(required=False, max_length=2000)
+    is_optional = serializers.BooleanField(required=False)
 
 
 class RejectSerializer(serializers.Serializer):  # type: ignore[type-arg]

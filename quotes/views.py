@@ -50,7 +50,7 @@ def _back(revision: QuoteRevision) -> HttpResponseRedirect:
 
 
 def _refused(request: HttpRequest, exc: DomainError) -> None:
-    details = " ".join(exc.errors.values()) if exc.errors else ""
+    details = " ".join(m for m in exc.errors.values() if m != exc.message)
     messages.error(request, f"{exc.message} {details}".strip())
 
 
@@ -272,6 +272,7 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
             discount_percent=data["discount_percent"],
             override_unit_price=data["override_unit_price"],
             is_optional=data["is_optional"],
+            sku=data["sku"].strip() or None,
         )
     except DomainError as exc:
         _refused(request, exc)

@@ -9,7 +9,9 @@ without the gap line is the one of test_services.py: subtotal 445,900.00, total 
 from decimal import Decimal
 
 import pytest
+from django.urls import reverse
 from django.utils import translation
+from rest_framework.test import APIClient
 
 from catalog.models import Product
 from quotes import services
@@ -21,6 +23,7 @@ from tests.quotes.test_services import SUBTOTAL, TAX, TOTAL
 
 pytestmark = pytest.mark.django_db
 D = Decimal
+PROBLEM = "application/problem+json"
 GAP_DESCRIPTION = "800G OSFP DR4 module"
 PRICE = D("2350.00")  # what the sales engineer enters per module
 # 128 modules x 2,350.00 = 300,800.00; subtotal 445,900.00 + 300,800.00 = 746,700.00;
@@ -192,3 +195,186 @@ def test_a_line_left_unpriced_sends_an_approved_revision_back_to_draft(gap_quote
     services.revision_line_update(user=engineer, line=line, override_unit_price=None)
     assert gap_line(gap_quote).to_be_priced
     assert current(gap_quote).status == QuoteStatus.DRAFT
+
+
+# --- Pages ----------------------------------------------------------------------------------------
+
+
+def test_page_marks_the_line_and_refuses_submit_with_the_message(client, gap_quote, engineer):
+    client.force_login(engineer)
+    detail = reverse("quotes:quote-detail", args=[gap_quote.pk])
+    page = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'data-testid="to-be-priced"' in page
+    assert "To be priced" in page
+    assert "The totals exclude 1 line to be priced." in page
+    assert 'data-testid="unpriced-callout"' in page
+    assert f"{TOTAL:,.2f}" in page  # 503,867.00: the catalog lines only
+    chinese = client.get(detail, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "待定价" in chinese
+    assert "合计不含 1 行待定价项目。" in chinese
+
+    for action in ("submit", "send"):
+        url = reverse("quotes:revision-action", args=[gap_quote.pk, 0, action])
+        response = client.post(url, follow=True, HTTP_ACCEPT_LANGUAGE="en")
+        assert "1 line is still to be priced (800G OSFP DR4 module)" in response.content.decode()
+    url = reverse("quotes:revision-action", args=[gap_quote.pk, 0, "submit"])
+    response = client.post(url, follow=True, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "还有 1 行待定价（800G OSFP DR4 module）" in response.content.decode()
+    assert current(gap_quote).status == QuoteStatus.DRAFT
+
+    line = gap_line(gap_quote)
+    client.post(
+        reverse("quotes:line-update", args=[gap_quote.pk, line.pk]),
+        {"quantity": "128", "discount_percent": "0", "override_unit_price": "2350.00"},
+    )
+    line.refresh_from_db()
+    assert line.line_total == PRICED_LINE_TOTAL  # 128 x 2,350.00
+    page = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'data-testid="to-be-priced"' not in page
+    assert f"{PRICED_TOTAL:,.2f}" in page  # 843,771.00
+    client.post(reverse("quotes:revision-action", args=[gap_quote.pk, 0, "send"]))
+    revision = current(gap_quote)
+    assert revision.status == QuoteStatus.SENT
+    # The customer's page lists the priced line by its description (it has no SKU).
+    client.logout()
+    token = revision.share_links.get().token
+    share = client.get(reverse("share:proposal", args=[token])).content.decode()
+    assert GAP_DESCRIPTION in share
+    assert f"{PRICED_TOTAL:,.2f}" in share
+
+
+def test_page_replaces_the_line_with_a_sku(client, gap_quote, engineer):
+    client.force_login(engineer)
+    line = gap_line(gap_quote)
+    client.post(
+        reverse("quotes:line-update", args=[gap_quote.pk, line.pk]),
+        {"quantity": "128", "discount_percent": "0", "override_unit_price": "", "sku": SR4},
+    )
+    line.refresh_from_db()
+    assert (line.sku, line.line_total) == (SR4, D("119168.00"))  # 128 x 931.00 (tier)
+    response = client.post(
+        reverse("quotes:line-update", args=[gap_quote.pk, line.pk]),
+        {"quantity": "128", "discount_percent": "0", "sku": "NO-SUCH-SKU"},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert "No product with SKU NO-SUCH-SKU." in response.content.decode()
+
+
+# --- API ------------------------------------------------------------------------------------------
+
+
+def as_user(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_api_shows_the_line_to_be_priced_refuses_then_prices_it(
+    catalog, engineer, other_engineer, customer
+):
+    design = with_gap(DesignFactory(owner=engineer))
+    client = as_user(engineer)
+    response = client.post(
+        "/api/v1/quotes/", {"design": design.pk, "customer": customer.pk}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    revision = body["current_revision"]
+    [line] = [line for line in revision["lines"] if line["to_be_priced"]]
+    assert (line["sku"], line["description"], line["quantity"]) == ("", GAP_DESCRIPTION, 128)
+    assert (line["unit_price"], line["line_total"], line["list_unit_price"]) == (None, None, None)
+    assert line["price_source"] == "to_be_priced"
+    assert not any(other["to_be_priced"] for other in revision["lines"] if other is not line)
+    assert (revision["unpriced_lines"], revision["total"]) == (1, "503867.00")
+
+    url = f"/api/v1/quotes/{body['id']}/"
+    for action in ("submit", "send"):
+        response = client.post(f"{url}{action}/")
+        assert response.status_code == 400
+        assert response["Content-Type"] == PROBLEM
+        problem = response.json()
+        assert problem["code"] == "quote_has_unpriced_lines"
+        assert problem["detail"].startswith("1 line is still to be priced (800G OSFP DR4 module)")
+        assert problem["errors"] == {"lines": [problem["detail"]]}
+    response = client.post(f"{url}submit/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert response.json()["errors"]["lines"][0].startswith("还有 1 行待定价")
+
+    line_url = f"{url}lines/{line['id']}/"
+    assert as_user(other_engineer).patch(line_url, {}, format="json").status_code == 404
+    response = client.patch(line_url, {"override_unit_price": "-1"}, format="json")
+    assert response.status_code == 400
+    assert "override_unit_price" in response.json()["errors"]
+    response = client.patch(line_url, {"override_unit_price": "2350.00"}, format="json")
+    assert response.status_code == 200, response.content
+    revision = response.json()
+    [priced] = [x for x in revision["lines"] if x["id"] == line["id"]]
+    assert (priced["to_be_priced"], priced["unit_price"], priced["line_total"]) == (
+        False, "2350.00", "300800.00",  # 128 x 2,350.00
+    )  # fmt: skip
+    assert (revision["unpriced_lines"], revision["total"]) == (0, "843771.00")
+    assert client.post(f"{url}submit/").json()["status"] == "approved"
+    response = client.post(f"{url}send/")
+    assert response.status_code == 200
+    assert response.json()["revision"]["status"] == "sent"
+    # A sent revision no longer changes.
+    assert client.patch(line_url, {"quantity": 1}, format="json").status_code == 409
+
+
+def test_api_replaces_the_line_with_a_sku(gap_quote, engineer):
+    client = as_user(engineer)
+    line_url = f"/api/v1/quotes/{gap_quote.pk}/lines/{gap_line(gap_quote).pk}/"
+    response = client.patch(line_url, {"sku": "NO-SUCH-SKU"}, format="json")
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"sku"}
+    response = client.patch(line_url, {"sku": SR4}, format="json")
+    assert response.status_code == 200, response.content
+    [line] = [x for x in response.json()["lines"] if x["sku"] == SR4]
+    # 128 modules at the >= 100 tier: 128 x 931.00 = 119,168.00.
+    assert (line["to_be_priced"], line["unit_price"], line["line_total"]) == (
+        False, "931.00", "119168.00",
+    )  # fmt: skip
+
+
+# --- The proposal PDF (real WeasyPrint, read back) ------------------------------------------------
+
+
+def _totals_note(language: str, lines: int) -> str:
+    if language == "en":
+        return f"The totals exclude {lines} line{'' if lines == 1 else 's'} to be priced."
+    return f"合计不含{lines}行待定价项目。"
+
+
+@pytest.mark.parametrize(("language", "marker"), [("en", "To be priced"), ("zh-hans", "待定价")])
+def test_proposal_pdf_marks_the_line_to_be_priced(engineer, language, marker):
+    from planner.services import design_create
+    from quotes.documents import document_render, document_request
+    from quotes.models import Customer, DocumentStatus
+    from tests.conftest import load_seed_catalog
+    from tests.quotes.test_documents import REQUEST_64, pdf_text
+
+    load_seed_catalog()
+    design = design_create(
+        owner=engineer, name="Training cluster", request_data={**REQUEST_64, "gpus": 32}
+    )
+    # The engine may itself stand generic lines in for catalog gaps in this design; ours is
+    # one more.
+    gaps = sum(1 for entry in design.result["bom"] if entry.get("catalog_gap") is True) + 1
+    with_gap(design)
+    customer = Customer.objects.create(
+        name_en="Acme AI Lab", preferred_language="en", team=engineer.membership.team
+    )
+    quote = services.quote_create(user=engineer, design=design, customer=customer)
+    revision = current(quote)
+    assert revision.unpriced_line_count == gaps
+    document = document_request(user=engineer, revision=revision, language=language)
+    document = document_render(document_id=document.pk)
+    assert document.status == DocumentStatus.READY, document.error
+    _reader, text = pdf_text(document.file.read())
+    # The line's row: no SKU, its description (in the customer's language, English), quantity,
+    # the marker instead of a unit price, and no amount.
+    assert f"{GAP_DESCRIPTION} 128 {marker} —" in text
+    flat = "".join(text.split())  # the PDF wraps lines anywhere in Chinese text
+    assert _totals_note(language, gaps).replace(" ", "") in flat
+    # The totals printed are those of the priced lines alone.
+    assert f"{revision.total:,.2f}" in text
