@@ -20,6 +20,7 @@ from catalog.models import (
     ContractPrice,
     MediaRule,
     NicSpec,
+    PatchPanelSpec,
     PortBreakout,
     PortGroup,
     Price,
@@ -34,7 +35,9 @@ from catalog.models import (
     Vendor,
 )
 from catalog.resources import (
+    CableSpecResource,
     MediaRuleResource,
+    PatchPanelSpecResource,
     PriceResource,
     ProductCostResource,
     ProductResource,
@@ -89,6 +92,10 @@ class SwitchSpecInline(SpecInline):
     verbose_name_plural = _("switch specification (port groups: follow the change link)")
 
 
+class PatchPanelSpecInline(SpecInline):
+    model = PatchPanelSpec
+
+
 class ServiceSpecInline(SpecInline):
     model = ServiceSpec
 
@@ -103,6 +110,7 @@ SPEC_INLINES = {
     "copper_cable": CableSpecInline,
     "aoc": CableSpecInline,
     "fibre": CableSpecInline,
+    "patch_panel": PatchPanelSpecInline,
     "switch": SwitchSpecInline,
     "service": ServiceSpecInline,
     "customer_supplied": ServerSpecInline,
@@ -209,6 +217,43 @@ class TransceiverSpecAdmin(SimpleHistoryAdmin):
     list_filter = ["form_factor", "media", "speed_gbps"]
     search_fields = ["product__sku", "standard"]
     inlines = [ReachInline]
+
+
+@admin.register(CableSpec)
+class CableSpecAdmin(CatalogImportExportAdmin):
+    """Cable specs on their own, for CSV/XLSX import and export by SKU."""
+
+    resource_classes = [CableSpecResource]
+    list_display = [
+        "product",
+        "kind",
+        "media",
+        "end_a",
+        "end_b",
+        "speed_gbps",
+        "length_m",
+        "fibre_type",
+        "connector",
+    ]
+    list_filter = ["kind", "media", "connector", "fibre_type"]
+    search_fields = ["product__sku"]
+    list_select_related = ["product"]
+
+
+@admin.register(PatchPanelSpec)
+class PatchPanelSpecAdmin(CatalogImportExportAdmin):
+    resource_classes = [PatchPanelSpecResource]
+    list_display = [
+        "product",
+        "connector",
+        "ports",
+        "rack_units",
+        "insertion_loss_db",
+        "fibre_type",
+    ]
+    list_filter = ["connector", "rack_units"]
+    search_fields = ["product__sku"]
+    list_select_related = ["product"]
 
 
 class PortGroupInline(admin.TabularInline):

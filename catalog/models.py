@@ -75,6 +75,7 @@ class Category(models.TextChoices):
     COPPER_CABLE = "copper_cable", _("Copper cable (DAC, AEC)")
     AOC = "aoc", _("Active optical cable (AOC)")
     FIBRE = "fibre", _("Fibre (MPO, LC)")
+    PATCH_PANEL = "patch_panel", _("Patch panel (MPO cassette, LC panel)")
     SWITCH = "switch", _("Switch")
     SERVICE = "service", _("Service")
     CUSTOMER_SUPPLIED = "customer_supplied", _("Customer-supplied")
@@ -87,6 +88,7 @@ SPEC_FOR_CATEGORY: dict[str, str] = {
     Category.COPPER_CABLE: "cable_spec",
     Category.AOC: "cable_spec",
     Category.FIBRE: "cable_spec",
+    Category.PATCH_PANEL: "patch_panel_spec",
     Category.SWITCH: "switch_spec",
     Category.SERVICE: "service_spec",
     Category.CUSTOMER_SUPPLIED: "server_spec",
@@ -432,7 +434,14 @@ class CableSpec(models.Model):
     def clean(self) -> None:
         errors: dict[str, str] = {}
         product = self.product if self.product_id else None
-        if product is not None and product.category in CABLE_MEDIA_FOR_CATEGORY:
+        if product is not None and product.category not in CABLE_MEDIA_FOR_CATEGORY:
+            raise ValidationError(
+                {
+                    "product": _("%(sku)s is a %(category)s, not a cable.")
+                    % {"sku": product.sku, "category": product.get_category_display()}
+                }
+            )
+        if product is not None:
             allowed = CABLE_MEDIA_FOR_CATEGORY[product.category]
             if self.media and self.media not in allowed:
                 errors["media"] = _("Media %(media)s does not fit category %(category)s.") % {
@@ -463,6 +472,63 @@ class CableSpec(models.Model):
                 ) % {"speed": self.speed_gbps, "ways": self.breakout_ways}
         if errors:
             raise ValidationError(errors)
+
+
+class PatchPanelSpec(models.Model):
+    """A patch panel or MPO cassette: `ports` fibre ports of one connector in `rack_units`. Every
+    run through it adds one mated connector pair, which costs `insertion_loss_db`."""
+
+    product = models.OneToOneField(
+        Product, on_delete=models.CASCADE, primary_key=True, related_name="patch_panel_spec"
+    )
+    connector = models.CharField(
+        _("connector"),
+        max_length=CONNECTOR_MAX_LENGTH,
+        choices=CONNECTOR_CHOICES,
+        help_text=_("MPO-12 is UPC polish; MPO-12/APC is angled: the two do not mate."),
+    )
+    ports = models.PositiveSmallIntegerField(_("ports"), validators=[MinValueValidator(1)])
+    rack_units = models.PositiveSmallIntegerField(
+        _("rack units"), validators=[MinValueValidator(1)]
+    )
+    insertion_loss_db = models.DecimalField(
+        _("insertion loss per mated pair (dB)"),
+        max_digits=5,
+        decimal_places=2,
+        validators=[validate_positive],
+        help_text=_("e.g. 0.35 dB for a low-loss MPO, 0.25 dB for an LC (NVIDIA cabling spec)."),
+    )
+    fibre_type = models.CharField(
+        _("fibre type"),
+        max_length=4,
+        choices=FIBRE_TYPE_CHOICES,
+        blank=True,
+        help_text=_("Only for cassettes built for one fibre type; empty for plain adapter panels."),
+    )
+    history = HistoricalRecords()
+
+    class Meta:
+        verbose_name = _("patch panel specification")
+        verbose_name_plural = _("patch panel specifications")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(insertion_loss_db__gt=0),
+                name="catalog_patch_panel_loss_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ports} x {self.connector}, {self.rack_units}U"
+
+    def clean(self) -> None:
+        product = self.product if self.product_id else None
+        if product is not None and product.category != Category.PATCH_PANEL:
+            raise ValidationError(
+                {
+                    "product": _("%(sku)s is a %(category)s, not a patch panel.")
+                    % {"sku": product.sku, "category": product.get_category_display()}
+                }
+            )
 
 
 class SwitchSpec(models.Model):

@@ -1,9 +1,12 @@
-"""CSV/XLSX import and export (django-import-export) of products, prices and media rules.
+"""CSV/XLSX import and export (django-import-export) of products, prices, media rules, and the
+cable and patch-panel specifications (one row per product SKU).
 
 Every row goes through the model's `full_clean()` (`clean_model_instances`), so a negative price,
-a 0 m reach or an unknown lifecycle is reported on its row and field. The admin previews an import
-as a dry run, offers to confirm it only when no row has an error, and runs the confirmed import in
-one transaction that rolls back on any error: nothing is ever half-imported."""
+a 0 m reach, an unknown lifecycle, a copper cable without its B end or a fibre without its
+connector is reported on its row and field. The admin previews an import as a dry run, offers to
+confirm it only when no row has an error, and runs the confirmed import in one transaction that
+rolls back on any error or invalid row (whoever calls `import_data`): nothing is ever
+half-imported."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 
 from import_export import fields, resources, widgets
 
-from catalog.models import MediaRule, Price, PriceList, Product, Vendor
+from catalog.models import CableSpec, MediaRule, PatchPanelSpec, Price, PriceList, Product, Vendor
 
 PRODUCT_FIELDS = (
     "sku",
@@ -44,6 +47,11 @@ class CatalogResource(resources.ModelResource):
         skip_unchanged = True
         report_skipped = True
         use_transactions = True
+
+    def import_data(self, dataset: Any, *args: Any, **kwargs: Any) -> Any:
+        """One invalid row rolls the whole import back, not only a row that raised."""
+        kwargs["rollback_on_validation_errors"] = True
+        return super().import_data(dataset, *args, **kwargs)
 
 
 class ProductResource(CatalogResource):
@@ -110,3 +118,62 @@ class MediaRuleResource(CatalogResource):
         fields = ("speed_gbps", "media", "max_reach_m", "stock_lengths_m", "source")
         export_order = fields
         name = "Media rules"
+
+
+def _spec_product_field() -> fields.Field:
+    return fields.Field(
+        attribute="product",
+        column_name="sku",
+        widget=StrictForeignKeyWidget(Product, field="sku"),
+    )
+
+
+CABLE_SPEC_FIELDS = (
+    "product",
+    "kind",
+    "media",
+    "end_a",
+    "end_b",
+    "speed_gbps",
+    "length_m",
+    "breakout_ways",
+    "fibre_type",
+    "connector",
+    "strands",
+    "power_w",
+)
+
+
+class CableSpecResource(CatalogResource):
+    """Copper, AOC and fibre specs by SKU: a copper or AOC row needs both ends and a speed, a
+    fibre row its fibre type, connector and strands (`CableSpec.clean`)."""
+
+    product = _spec_product_field()
+
+    class Meta(CatalogResource.Meta):
+        model = CableSpec
+        import_id_fields = ("product",)
+        fields = CABLE_SPEC_FIELDS
+        export_order = CABLE_SPEC_FIELDS
+        name = "Cable specifications"
+
+
+PATCH_PANEL_SPEC_FIELDS = (
+    "product",
+    "connector",
+    "ports",
+    "rack_units",
+    "insertion_loss_db",
+    "fibre_type",
+)
+
+
+class PatchPanelSpecResource(CatalogResource):
+    product = _spec_product_field()
+
+    class Meta(CatalogResource.Meta):
+        model = PatchPanelSpec
+        import_id_fields = ("product",)
+        fields = PATCH_PANEL_SPEC_FIELDS
+        export_order = PATCH_PANEL_SPEC_FIELDS
+        name = "Patch panel specifications"

@@ -45,6 +45,7 @@ def product_queryset() -> QuerySet[Product]:
         "switch_spec",
         "service_spec",
         "server_spec",
+        "patch_panel_spec",
     ).prefetch_related(
         "transceiver_spec__reaches",
         Prefetch(
@@ -180,6 +181,20 @@ def cable_to_engine(product: Product, pricing: SnapshotPricing = NO_PRICES) -> e
     )
 
 
+def patch_panel_to_engine(
+    product: Product, pricing: SnapshotPricing = NO_PRICES
+) -> engine.PatchPanelSpec:
+    spec = product.patch_panel_spec
+    return engine.PatchPanelSpec(
+        **_common(product, pricing),
+        connector=engine.Connector(spec.connector),
+        ports=spec.ports,
+        rack_units=spec.rack_units,
+        insertion_loss_db=float(spec.insertion_loss_db),
+        fibre_type=_opt(engine.FibreType, spec.fibre_type),
+    )
+
+
 def media_rule_to_engine(rule: MediaRule) -> engine.MediaRule:
     return engine.MediaRule(
         speed_gbps=rule.speed_gbps,
@@ -192,7 +207,7 @@ def media_rule_to_engine(rule: MediaRule) -> engine.MediaRule:
 def catalog_snapshot() -> CatalogSnapshot:
     """The engine's view of the catalog: sellable (available and planned) products only, each with
     its unit price on the default price list, its cost and its vendor's own-brand flag."""
-    nics, switches, transceivers, cables = [], [], [], []
+    nics, switches, transceivers, cables, patch_panels = [], [], [], [], []
     pricing = SnapshotPricing.current()
     for product in sellable_products():
         if product.spec is None:
@@ -205,11 +220,14 @@ def catalog_snapshot() -> CatalogSnapshot:
             transceivers.append(transceiver_to_engine(product, pricing))
         elif product.category in CABLE_MEDIA_FOR_CATEGORY:
             cables.append(cable_to_engine(product, pricing))
+        elif product.category == Category.PATCH_PANEL:
+            patch_panels.append(patch_panel_to_engine(product, pricing))
     return finish(
         nics=nics,
         switches=switches,
         transceivers=transceivers,
         cables=cables,
+        patch_panels=patch_panels,
         media_rules=[media_rule_to_engine(rule) for rule in MediaRule.objects.all()],
     )
 
@@ -401,6 +419,18 @@ def _fibre_fits_transceiver(fibre: CableSpec, transceiver: Any) -> str | None:
     }
 
 
+def _fibre_fits_panel(fibre: CableSpec, panel: Any) -> str | None:
+    """A panel takes fibre with its connector (and its fibre type, for a cassette built for one)."""
+    if fibre.connector != panel.connector:
+        return None
+    if panel.fibre_type and fibre.fibre_type != panel.fibre_type:
+        return None
+    return _("%(connector)s port, %(loss)s dB per mated pair") % {
+        "connector": panel.connector,
+        "loss": format(panel.insertion_loss_db.normalize(), "f"),
+    }
+
+
 def compatible_items(
     product: Product, candidates: Iterable[Product] | None = None
 ) -> list[Compatible]:
@@ -408,7 +438,8 @@ def compatible_items(
 
     NIC/switch -> transceivers and cables for its ports (and switch breakout cables); transceiver ->
     NICs/switches it fits and fibre for its connector; cable -> NICs/switches either end fits;
-    fibre -> transceivers with its connector, media and a reach at least its length."""
+    fibre -> transceivers with its connector, media and a reach at least its length, and patch
+    panels for its connector; patch panel -> fibre for its connector."""
     pool = list(candidates) if candidates is not None else list(sellable_products())
     pool = [p for p in pool if p.pk != product.pk and p.spec is not None]
     found: list[Compatible] = []
@@ -477,8 +508,19 @@ def compatible_items(
     elif product.category == Category.FIBRE:
         c = product.cable_spec
         for other in pool:
+            reason = None
             if other.category == Category.TRANSCEIVER:
                 reason = _fibre_fits_transceiver(c, other.transceiver_spec)
+            elif other.category == Category.PATCH_PANEL:
+                reason = _fibre_fits_panel(c, other.patch_panel_spec)
+            if reason:
+                found.append(Compatible(other, reason))
+
+    elif product.category == Category.PATCH_PANEL:
+        panel = product.patch_panel_spec
+        for other in pool:
+            if other.category == Category.FIBRE:
+                reason = _fibre_fits_panel(other.cable_spec, panel)
                 if reason:
                     found.append(Compatible(other, reason))
 

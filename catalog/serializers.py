@@ -11,6 +11,7 @@ from catalog.models import (
     CableSpec,
     MediaRule,
     NicSpec,
+    PatchPanelSpec,
     PortBreakout,
     PortGroup,
     Price,
@@ -57,6 +58,12 @@ class TransceiverSpecSerializer(serializers.ModelSerializer):
 class CableSpecSerializer(serializers.ModelSerializer):
     class Meta:
         model = CableSpec
+        exclude = ["product"]
+
+
+class PatchPanelSpecSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PatchPanelSpec
         exclude = ["product"]
 
 
@@ -113,6 +120,7 @@ class ProductSerializer(serializers.ModelSerializer):
     nic_spec = NicSpecSerializer(read_only=True, allow_null=True)
     transceiver_spec = TransceiverSpecSerializer(read_only=True, allow_null=True)
     cable_spec = CableSpecSerializer(read_only=True, allow_null=True)
+    patch_panel_spec = PatchPanelSpecSerializer(read_only=True, allow_null=True)
     switch_spec = SwitchSpecSerializer(read_only=True, allow_null=True)
     service_spec = ServiceSpecSerializer(read_only=True, allow_null=True)
     server_spec = ServerSpecSerializer(read_only=True, allow_null=True)
@@ -138,6 +146,7 @@ class ProductSerializer(serializers.ModelSerializer):
             "nic_spec",
             "transceiver_spec",
             "cable_spec",
+            "patch_panel_spec",
             "switch_spec",
             "service_spec",
             "server_spec",

@@ -22,6 +22,7 @@ from catalog.models import (
     Category,
     MediaRule,
     NicSpec,
+    PatchPanelSpec,
     PortBreakout,
     PortGroup,
     Price,
@@ -215,6 +216,20 @@ def _load_cable(product: Product, spec: Mapping[str, Any], result: LoadResult, u
     result.add("specs", status)
 
 
+def _load_patch_panel(
+    product: Product, spec: Mapping[str, Any], result: LoadResult, user: Any
+) -> None:
+    values = {
+        "connector": spec["connector"],
+        "ports": int(spec["ports"]),
+        "rack_units": int(spec["rack_units"]),
+        "insertion_loss_db": _dec(spec["insertion_loss_db"]),
+        "fibre_type": spec.get("fibre_type") or "",
+    }
+    _obj, status = upsert(PatchPanelSpec, {"product": product}, values, user=user)
+    result.add("specs", status)
+
+
 def _load_switch(product: Product, spec: Mapping[str, Any], result: LoadResult, user: Any) -> None:
     values = {
         "switching_capacity_gbps": int(spec["switching_capacity_gbps"]),
@@ -285,6 +300,7 @@ SPEC_LOADERS = {
     Category.COPPER_CABLE: _load_cable,
     Category.AOC: _load_cable,
     Category.FIBRE: _load_cable,
+    Category.PATCH_PANEL: _load_patch_panel,
     Category.SWITCH: _load_switch,
     Category.SERVICE: _load_service,
     Category.CUSTOMER_SUPPLIED: _load_server,

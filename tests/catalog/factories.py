@@ -3,6 +3,7 @@ import factory
 from catalog.models import (
     CableSpec,
     NicSpec,
+    PatchPanelSpec,
     PortBreakout,
     PortGroup,
     Price,
@@ -143,3 +144,17 @@ class PriceFactory(factory.django.DjangoModelFactory):
     price_list = factory.SubFactory(PriceListFactory)
     product = factory.SubFactory(ProductFactory)
     amount = "100.00"
+
+
+class PatchPanelSpecFactory(factory.django.DjangoModelFactory):
+    """Defaults: a 1U panel of 48 MPO-12/APC adapters, 0.35 dB per mated pair (NVIDIA
+    structured-cabling requirements: low-loss MPO, IL max 0.35 dB)."""
+
+    class Meta:
+        model = PatchPanelSpec
+
+    product = factory.SubFactory(ProductFactory, category="patch_panel")
+    connector = "MPO-12/APC"
+    ports = 48
+    rack_units = 1
+    insertion_loss_db = "0.35"

@@ -15,7 +15,15 @@ from tests.catalog.conftest import seed_product
 def test_seed_snapshot_is_pure_and_covers_every_sellable_product(seed_data):
     # No database access in this test (no `db` fixture): snapshot_from_seed is pure.
     snapshot = snapshot_from_seed(seed_data)
-    engine_categories = {"nic", "switch", "transceiver", "copper_cable", "aoc", "fibre"}
+    engine_categories = {
+        "nic",
+        "switch",
+        "transceiver",
+        "copper_cable",
+        "aoc",
+        "fibre",
+        "patch_panel",
+    }
     expected = {
         p["sku"]
         for p in seed_data["products"]
