@@ -109,6 +109,15 @@ def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
         quote_id = quote.json()["id"]
         number = quote.json()["number"]
 
+        # Lines the catalog could not fill (generic parts) are priced before anything is sent.
+        for line in quote.json()["current_revision"]["lines"]:
+            if line["to_be_priced"]:
+                priced = crm.patch(
+                    f"/api/v1/quotes/{quote_id}/lines/{line['id']}/",
+                    {"override_unit_price": "1000.00"},
+                    format="json",
+                )
+                assert priced.status_code == 200, priced.content
         sent_early = crm.post(f"/api/v1/quotes/{quote_id}/send/")
         assert sent_early.status_code == 409, sent_early.content  # above the policy: approve first
         assert crm.post(f"/api/v1/quotes/{quote_id}/submit/").json()["status"] == (
