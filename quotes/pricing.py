@@ -58,7 +58,7 @@ class PriceSource:
     TIER = "tier"
     LIST = "list"
     MISSING = "missing"  # a SKU the price list has no price for
-    TO_BE_PRICED = "to_be_priced"  # no SKU (a catalog gap) and no price entered yet
+    TO_BE_PRICED = "unpriced"  # no SKU (a catalog gap) and no price entered yet
 
 
 @dataclass(frozen=True)

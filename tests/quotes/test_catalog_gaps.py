@@ -284,7 +284,7 @@ def test_api_shows_the_line_to_be_priced_refuses_then_prices_it(
     [line] = [line for line in revision["lines"] if line["to_be_priced"]]
     assert (line["sku"], line["description"], line["quantity"]) == ("", GAP_DESCRIPTION, 128)
     assert (line["unit_price"], line["line_total"], line["list_unit_price"]) == (None, None, None)
-    assert line["price_source"] == "to_be_priced"
+    assert line["price_source"] == "unpriced"  # fits the 10-character column
     assert not any(other["to_be_priced"] for other in revision["lines"] if other is not line)
     assert (revision["unpriced_lines"], revision["total"]) == (1, "503867.00")
 
