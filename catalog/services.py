@@ -324,8 +324,14 @@ def _load_product(
 
 
 def _load_price_list(
-    entry: Mapping[str, Any], products: Mapping[str, Product], result: LoadResult, user: Any
+    entry: Mapping[str, Any],
+    products: Mapping[str, Product],
+    result: LoadResult,
+    user: Any,
+    failed: frozenset[str] = frozenset(),
 ) -> list[str]:
+    """Upsert one price list and its prices. Rows for products whose own row failed are skipped:
+    that product's error is already reported, once, on its row."""
     errors: list[str] = []
     code = entry["code"]
     if entry.get("default"):
@@ -349,6 +355,8 @@ def _load_price_list(
     result.add("price lists", status)
     for row in entry.get("prices", []):
         sku = row.get("sku", "?")
+        if sku in failed:
+            continue
         try:
             if sku not in products:
                 raise ValidationError({"sku": f"No product {sku!r} in the catalog."})
@@ -381,11 +389,19 @@ def _load_price_list(
     return errors
 
 
-@transaction.atomic
-def catalog_load(data: Mapping[str, Any], *, user: Any = None) -> LoadResult:
+def catalog_load(data: Mapping[str, Any], *, user: Any = None, dry_run: bool = False) -> LoadResult:
     """Upsert vendors, media rules, products with specs, price lists and prices from seed data.
 
-    Raises CatalogDataError with every error found; nothing is saved then."""
+    Raises CatalogDataError with every error found; nothing is saved then. A dry run validates
+    every row the same way, reports what would change, and saves nothing either way."""
+    with transaction.atomic():
+        result = _catalog_load(data, user=user)
+        if dry_run:
+            transaction.set_rollback(True)
+    return result
+
+
+def _catalog_load(data: Mapping[str, Any], *, user: Any) -> LoadResult:
     if data.get("format") != SEED_FORMAT:
         raise CatalogDataError([f"format: expected {SEED_FORMAT!r}, got {data.get('format')!r}"])
     result = LoadResult()
@@ -427,6 +443,7 @@ def catalog_load(data: Mapping[str, Any], *, user: Any = None) -> LoadResult:
             errors.append(f"{label}: malformed ({exc!r})")
 
     seen: set[str] = set()
+    failed: set[str] = set()
     for entry in data.get("products", []):
         sku = str(entry.get("sku", "?"))
         if sku in seen:
@@ -437,14 +454,16 @@ def catalog_load(data: Mapping[str, Any], *, user: Any = None) -> LoadResult:
             with transaction.atomic():
                 _load_product(entry, vendors, result, user)
         except ValidationError as exc:
+            failed.add(sku)
             errors.extend(f"{sku}: {m}" for m in _messages(exc))
         except (KeyError, TypeError, ArithmeticError, ValueError) as exc:
+            failed.add(sku)
             errors.append(f"{sku}: malformed or missing field ({exc!r})")
 
     products = {p.sku: p for p in Product.objects.filter(sku__in=seen)}
     for entry in data.get("price_lists", []):
         try:
-            errors.extend(_load_price_list(entry, products, result, user))
+            errors.extend(_load_price_list(entry, products, result, user, frozenset(failed)))
         except ValidationError as exc:
             errors.extend(f"price list {entry.get('code', '?')}: {m}" for m in _messages(exc))
         except (KeyError, TypeError, ValueError) as exc:
@@ -455,11 +474,13 @@ def catalog_load(data: Mapping[str, Any], *, user: Any = None) -> LoadResult:
     return result
 
 
-def catalog_load_file(path: Path | str = SEED_PATH, *, user: Any = None) -> LoadResult:
+def catalog_load_file(
+    path: Path | str = SEED_PATH, *, user: Any = None, dry_run: bool = False
+) -> LoadResult:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise CatalogDataError([f"{path}: {exc}"]) from exc
     if not isinstance(data, dict):
         raise CatalogDataError([f"{path}: the top level must be an object"])
-    return catalog_load(data, user=user)
+    return catalog_load(data, user=user, dry_run=dry_run)
