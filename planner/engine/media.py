@@ -466,9 +466,10 @@ class MediaSelector:
         return rule.max_reach_m if rule is not None else generic.default_reach_m(media, speed)
 
     def _copper_cap(self, speed: int, length: float, allowed: tuple[MediaKind, ...]) -> float:
-        """When a passive DAC reaches a run, no part may be longer than the DAC stock that would
-        serve it: a 2.1 m in-rack run never becomes a 10 m AOC (a missing 3 m DAC is a gap).
-        Past DAC reach, each media's shortest stock that reaches is fair (AOC 10 m for 5 m)."""
+        """When a passive DAC reaches a run, no assembly may be longer than the DAC stock that
+        would serve it: a 2.1 m in-rack run never becomes a 10 m AOC (a missing 3 m DAC is a
+        gap, or optics with a stock fibre cord). Past DAC reach, each media's shortest stock
+        that reaches is fair (AOC 10 m for 5 m)."""
         caps = []
         for media in (MediaKind.DAC,):
             if media not in allowed:
@@ -518,8 +519,8 @@ class MediaSelector:
             else:
                 options = self._assemblies(media, speed, length, a, b, shared)
             for choice in options:
-                if choice.length_m > cap + 1e-9:
-                    continue
+                if choice.transceiver_a is None and choice.length_m > cap + 1e-9:
+                    continue  # an overlong assembly; a fibre cord of stock length is fine
                 found.append(self._ranked(choice, order))
         complete = [c for c in found if not c.choice.catalog_gap]
         if complete:
@@ -738,7 +739,7 @@ class MediaSelector:
                     gaps += ((str(name), name),)
                 return trunk, cord, panel, gaps
             return None
-        fibre_type = min(fibre_types, key=lambda f: f.value)
+        fibre_type = min(fibre_types, key=_FIBRE_PREFERENCE.index)
         stock = self._stock(media, length)
         limit = self.longest_cord.get((connector, fibre_type), 0.0)
         if stock <= max(limit, 0.0) or stock <= STRUCTURED_FROM_M:
@@ -866,6 +867,8 @@ class MediaSelector:
         return self._pair(media, speed, length, mod_a, a.ways, mod_b, b.ways, gaps, generic_fibre)
 
 
+# Generic fibre: OM4 is today's multimode default (OM3 reaches less, OM5 costs more).
+_FIBRE_PREFERENCE = [FibreType.OS2, FibreType.OM4, FibreType.OM5, FibreType.OM3]
 STRUCTURED_CORD_M = 3.0  # module to the patch panel in the same rack
 STRUCTURED_FROM_M = 10.0  # generic fibre: runs beyond this go through patch panels
 
