@@ -12,7 +12,8 @@ BOM_COLUMNS = (
     "sku", "description", "quantity", "plane", "tier", "power_w", "rack_units", "catalog_gap",
 )  # fmt: skip
 CABLING_COLUMNS = (
-    "label", "a_device", "a_port", "b_device", "b_port", "media", "speed_gbps", "length_m", "sku",
+    "label", "a_device", "a_port", "a_form_factor", "a_plug", "b_device", "b_port",
+    "b_form_factor", "b_plug", "media", "speed_gbps", "length_m", "cable",
 )  # fmt: skip
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from planner.engine import names
-from planner.engine.catalog import MediaKind
+from planner.engine.catalog import FormFactor, MediaKind
 from planner.engine.design import Design, LinkGroup, PlaneDesign, PlaneShape
 from planner.engine.media import (
     leaf_link_runs,
@@ -35,9 +35,15 @@ class CablingRow:
     b_port: str
     media: MediaKind
     length_m: float
-    cable_sku: str
+    cable_sku: str  # empty for a generic part (a catalog gap): see `cable`
     links: int
     label: str
+    speed_gbps: int = 0  # per link
+    a_form_factor: str = ""  # the cage at each end
+    b_form_factor: str = ""
+    a_plug: str = ""  # what goes into the cage: a module, or the cable's own end
+    b_plug: str = ""
+    cable: str = ""  # SKU, or the generic part's name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -186,6 +192,10 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
                     )
 
 
+def _form(form_factor: FormFactor | None) -> str:
+    return form_factor.value if form_factor else "NIC"
+
+
 def _ways(breakout: str) -> int:
     head = breakout.split("x", 1)[0]
     return int(head) if breakout and head.isdigit() else 1
@@ -207,7 +217,22 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
     def flush() -> CablingRow:
         first = pending[0]
         counter[0] += 1
+        group = first.group
+        choice = group.choice
+        cable = group.cable_sku or (choice.cable.name if choice else "")
+        a_plug = b_plug = cable
+        if choice is not None and choice.transceiver_a is not None:
+            a_plug = choice.transceiver_a.sku or choice.transceiver_a.name
+        if choice is not None and choice.transceiver_b is not None:
+            b_plug = choice.transceiver_b.sku or choice.transceiver_b.name
+        upper, lower = group.end_b, group.end_a
         return CablingRow(
+            speed_gbps=group.speed_gbps,
+            a_form_factor=_form(upper.form_factor if upper else None),
+            b_form_factor=_form(lower.form_factor if lower else None),
+            a_plug=a_plug,
+            b_plug=b_plug,
+            cable=cable,
             plane=plane.name,
             a_device=first.a_device,
             a_port="+".join(link.a_port for link in pending),
