@@ -1,10 +1,13 @@
+# mypy: disallow-subclassing-any=False
+# import-export, simple-history, DRF and django-filter ship no type stubs: their base classes
+# are Any to mypy, so subclassing them is allowed in this module (the rest stays strict).
 """Admin for catalog managers: search, filters, inline specs, compatibility, CSV/XLSX import and
 export with a dry-run preview, and the change history of every row. Cost only with
 `catalog.view_cost`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.http import HttpRequest
@@ -44,6 +47,13 @@ from catalog.resources import (
 )
 from catalog.selectors import catalog_problems, compatible_items
 
+if TYPE_CHECKING:  # generic in django-stubs, not subscriptable at run time
+    StackedInline = admin.StackedInline[Any, Any]
+    TabularInline = admin.TabularInline[Any, Any]
+else:
+    StackedInline = admin.StackedInline
+    TabularInline = admin.TabularInline
+
 VIEW_COST = "catalog.view_cost"
 COST_FIELDS = ("cost", "cost_currency", "cost_is_sample")
 
@@ -56,18 +66,19 @@ class CatalogImportExportAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         opts = self.opts
-        return request.user.has_perm(f"{opts.app_label}.add_{opts.model_name}") and (
-            request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
+        return bool(
+            request.user.has_perm(f"{opts.app_label}.add_{opts.model_name}")
+            and request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
         )
 
     def has_export_permission(self, request: HttpRequest) -> bool:
-        return self.has_view_permission(request)
+        return bool(self.has_view_permission(request))
 
 
 # --- Specs (inlines on the product) -----------------------------------------------------------
 
 
-class SpecInline(admin.StackedInline):
+class SpecInline(StackedInline):
     extra = 1
     max_num = 1
     can_delete = True
@@ -117,7 +128,7 @@ SPEC_INLINES = {
 }
 
 
-class PriceInline(admin.TabularInline):
+class PriceInline(TabularInline):
     model = Price
     extra = 0
     fields = ["price_list", "amount", "is_sample", "note"]
@@ -206,7 +217,7 @@ class ProductAdmin(CatalogImportExportAdmin):
         )
 
 
-class ReachInline(admin.TabularInline):
+class ReachInline(TabularInline):
     model = TransceiverReach
     extra = 1
 
@@ -256,7 +267,7 @@ class PatchPanelSpecAdmin(CatalogImportExportAdmin):
     list_select_related = ["product"]
 
 
-class PortGroupInline(admin.TabularInline):
+class PortGroupInline(TabularInline):
     model = PortGroup
     extra = 1
     show_change_link = True
@@ -276,7 +287,7 @@ class SwitchSpecAdmin(SimpleHistoryAdmin):
     inlines = [PortGroupInline]
 
 
-class BreakoutInline(admin.TabularInline):
+class BreakoutInline(TabularInline):
     model = PortBreakout
     extra = 1
 
@@ -300,7 +311,7 @@ class MediaRuleAdmin(CatalogImportExportAdmin):
     list_filter = ["media", "speed_gbps"]
 
 
-class PriceTierInline(admin.TabularInline):
+class PriceTierInline(TabularInline):
     model = PriceTier
     extra = 1
 

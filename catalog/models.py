@@ -8,6 +8,8 @@ per-field errors."""
 from __future__ import annotations
 
 from decimal import Decimal
+from enum import Enum
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
@@ -40,7 +42,7 @@ def validate_not_negative(value: Decimal | float | int) -> None:
         raise ValidationError(_("Must not be negative (got %(value)s)."), params={"value": value})
 
 
-def _choices(enum: type) -> list[tuple[str, str]]:
+def _choices(enum: type[Enum]) -> list[tuple[str, str]]:
     return [(member.value, member.value) for member in enum]
 
 
@@ -432,7 +434,7 @@ class CableSpec(models.Model):
         return self.speed_gbps // self.breakout_ways if self.breakout_ways else 0
 
     def clean(self) -> None:
-        errors: dict[str, str] = {}
+        errors: dict[str, Any] = {}
         product = self.product if self.product_id else None
         if product is not None and product.category not in CABLE_MEDIA_FOR_CATEGORY:
             raise ValidationError(

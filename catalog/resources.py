@@ -1,3 +1,6 @@
+# mypy: disallow-subclassing-any=False
+# import-export, simple-history, DRF and django-filter ship no type stubs: their base classes
+# are Any to mypy, so subclassing them is allowed in this module (the rest stays strict).
 """CSV/XLSX import and export (django-import-export) of products, prices, media rules, and the
 cable and patch-panel specifications (one row per product SKU).
 
@@ -16,7 +19,7 @@ from import_export import fields, resources, widgets
 
 from catalog.models import CableSpec, MediaRule, PatchPanelSpec, Price, PriceList, Product, Vendor
 
-PRODUCT_FIELDS = (
+PRODUCT_FIELDS: tuple[str, ...] = (
     "sku",
     "category",
     "vendor",
@@ -27,7 +30,7 @@ PRODUCT_FIELDS = (
     "description_zh",
     "source",
 )
-COST_FIELDS = ("cost", "cost_currency", "cost_is_sample")
+COST_FIELDS: tuple[str, ...] = ("cost", "cost_currency", "cost_is_sample")
 
 
 class StrictForeignKeyWidget(widgets.ForeignKeyWidget):

@@ -1,3 +1,6 @@
+# mypy: disallow-subclassing-any=False
+# import-export, simple-history, DRF and django-filter ship no type stubs: their base classes
+# are Any to mypy, so subclassing them is allowed in this module (the rest stays strict).
 """REST serializers. Cost and margin appear only for users with `catalog.view_cost`."""
 
 from __future__ import annotations
@@ -163,7 +166,7 @@ class ProductSerializer(serializers.ModelSerializer):
         }
 
     def get_fields(self) -> dict[str, serializers.Field]:
-        fields = super().get_fields()
+        fields: dict[str, serializers.Field] = super().get_fields()
         if not can_view_cost(self.context):
             for name in COST_FIELDS:
                 fields.pop(name, None)
