@@ -15,7 +15,9 @@ from planner.engine.media import (
     leaf_link_runs,
     leaf_spine_run_m,
     rail_style,
+    server_of,
     spine_core_run_m,
+    spine_span,
     switch_end,
 )
 from planner.engine.request import Layout
@@ -149,7 +151,9 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
         for leaf_index in range(shape.leaves):
             group, within = names.group_of_leaf(shape, leaf_index)
             group_servers = _group_servers(shape, group)
-            run = leaf_spine_run_m(shape, layout, group_servers, within)
+            first = server_of(shape, _group_first_server(shape, group))
+            span = spine_span(shape, group)
+            run = leaf_spine_run_m(shape, layout, group_servers, within, first, span)
             link_group = plane.run_media("leaf", "spine", run)
             leaf_name = names.leaf(shape, fabric_plane, leaf_index)
             pod, in_pod = divmod(leaf_index, pod_leaves) if shape.tiers == 3 else (0, leaf_index)
@@ -199,6 +203,16 @@ def _form(form_factor: FormFactor | None) -> str:
 def _ways(breakout: str) -> int:
     head = breakout.split("x", 1)[0]
     return int(head) if breakout and head.isdigit() else 1
+
+
+def _group_first_server(shape: PlaneShape, group: int) -> int:
+    first = 0
+    for leaf_group in shape.leaf_groups:
+        if group < leaf_group.count:
+            return first + group * leaf_group.servers
+        group -= leaf_group.count
+        first += leaf_group.count * leaf_group.servers
+    raise IndexError(group)
 
 
 def _group_servers(shape: PlaneShape, group: int) -> int:

@@ -287,21 +287,62 @@ def _unit_cages(
     return tuple(cages.items())
 
 
-def leaf_spine_run_m(shape: PlaneShape, layout: Layout, group_servers: int, leaf: int) -> float:
+def leaf_spine_run_m(
+    shape: PlaneShape,
+    layout: Layout,
+    group_servers: int,
+    leaf: int,
+    first_server: int = 0,
+    span: tuple[int, int] = (0, 0),
+) -> float:
+    """Run from leaf `leaf` of the group whose first server is `first_server` up to its spines.
+
+    Compute racks fill rows of `racks_per_row` in server order. The spines serving a `span` of
+    servers (first server, servers: the whole plane on two tiers, one pod on three) stand in a
+    network row beside the middle row of that span, `spine_row_distance_m` from it; a leaf
+    r rows away adds r row pitches, plus its way along its row to the cross aisle. So the far
+    rows get the longest runs, and a pod keeps its runs short however large the cluster."""
     placement = layout.leaf_placement
     if placement == LeafPlacement.NETWORK_RACK:
         return _round(NETWORK_ROW_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
+    spr, per_row = layout.servers_per_rack, layout.racks_per_row
+    first_rack = first_server // spr
     if placement == LeafPlacement.TOR:
-        rack = 0
+        rack = first_rack
         if shape.style in ("rail", "rail-plane"):
-            rack = leaf % math.ceil(group_servers / layout.servers_per_rack)
-        row, pos = divmod(rack, layout.racks_per_row)
-        offset = pos * layout.rack_width_m + row * ROW_PITCH_M
+            rack += leaf % math.ceil(group_servers / spr)  # rail leaves spread over the unit
+        row, pos = divmod(rack, per_row)
+        along = pos * layout.rack_width_m
     elif placement == LeafPlacement.MOR:
-        offset = (layout.racks_per_row - 1) / 2 * layout.rack_width_m
+        row = first_rack // per_row
+        along = (per_row - 1) / 2 * layout.rack_width_m
     else:
-        offset = layout.racks_per_row * layout.rack_width_m
-    return _round(layout.spine_row_distance_m + offset + 2 * RACK_EXIT_M + layout.cable_slack_m)
+        row = first_rack // per_row
+        along = per_row * layout.rack_width_m
+    span_first, span_servers = span
+    middle_row = (span_first + span_servers // 2) // spr // per_row
+    across = layout.spine_row_distance_m + abs(row - middle_row) * ROW_PITCH_M
+    return _round(across + along + 2 * RACK_EXIT_M + layout.cable_slack_m)
+
+
+def spine_span(shape: PlaneShape, group: int) -> tuple[int, int]:
+    """(first server, servers) served by the spines of leaf group `group`: its pod on three
+    tiers, the whole plane on two. Servers, not ports, for packed planes."""
+    per_group = shape.group_servers
+    if shape.tiers == 3:
+        pod = group // shape.groups_per_pod
+        first, count = pod * shape.groups_per_pod * per_group, shape.groups_per_pod * per_group
+    else:
+        first, count = 0, sum(g.count * g.servers for g in shape.leaf_groups)
+    if shape.style == "packed":
+        ports = max(shape.ports_per_server, 1)
+        return first // ports, count // ports
+    return first, count
+
+
+def server_of(shape: PlaneShape, first: int) -> int:
+    """The server index of a group's first endpoint (packed planes count ports)."""
+    return first // max(shape.ports_per_server, 1) if shape.style == "packed" else first
 
 
 def spine_core_run_m(layout: Layout) -> float:
@@ -309,21 +350,30 @@ def spine_core_run_m(layout: Layout) -> float:
 
 
 def leaf_spine_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
-    """Links per cable run between leaves and spines (all fabric planes)."""
+    """Links per cable run between leaves and spines (all fabric planes), leaf by leaf."""
     runs: Counter[float] = Counter()
     per_leaf = shape.leaf_uplinks * shape.fabric_planes
+    if layout.leaf_placement == LeafPlacement.NETWORK_RACK:
+        runs[leaf_spine_run_m(shape, layout, 0, 0)] += shape.leaves * per_leaf
+        return runs
     rail_racks = layout.leaf_placement == LeafPlacement.TOR and shape.style in (
         "rail",
         "rail-plane",
     )
+    first = index = 0
     for group in shape.leaf_groups:
-        if not rail_racks:  # every leaf of the unit sits at the same distance from the spines
-            run = leaf_spine_run_m(shape, layout, group.servers, 0)
-            runs[run] += group.count * group.leaves * per_leaf
-            continue
-        for leaf in range(group.leaves):
-            run = leaf_spine_run_m(shape, layout, group.servers, leaf)
-            runs[run] += group.count * per_leaf
+        for _ in range(group.count):
+            span = spine_span(shape, index)
+            start = server_of(shape, first)
+            if rail_racks:
+                for leaf in range(group.leaves):
+                    run = leaf_spine_run_m(shape, layout, group.servers, leaf, start, span)
+                    runs[run] += per_leaf
+            else:  # the group's leaves stand together
+                run = leaf_spine_run_m(shape, layout, group.servers, 0, start, span)
+                runs[run] += group.leaves * per_leaf
+            first += group.servers
+            index += 1
     return runs
 
 
