@@ -566,6 +566,17 @@ class MediaSelector:
                 continue  # copper and AOC are sold per speed: no rule, nothing sold
             if media in (MediaKind.MMF, MediaKind.SMF):
                 options = self._optics(media, speed, length, a, b)
+                if not options:  # no module pair for these two cages reaches
+                    limits.append(
+                        text(
+                            gettext_noop(
+                                "no %(speed)sG %(media)s transceiver reaching %(length)s m"
+                            ),
+                            speed=speed,
+                            media=media.value.upper(),
+                            length=float(length),
+                        )
+                    )
             else:
                 options = self._assemblies(media, speed, length, a, b, shared)
             for choice in options:
@@ -845,9 +856,12 @@ class MediaSelector:
         ruled = {media for (rule_speed, media) in self.rules if rule_speed == speed}
         if not ruled & set(allowed):
             ruled = set()  # the policy asks for a media the rules do not cover: generic it is
-        for media in allowed:
-            if ruled and media not in ruled:
-                continue  # the catalog's rules say which media exist at this speed
+        # Media the rules name at this speed first; single-mode optics exist at every speed, so
+        # they stand in last when nothing ruled reaches (a 200G run past multimode's 100 m).
+        order = [m for m in allowed if not ruled or m in ruled]
+        if MediaKind.SMF in allowed and MediaKind.SMF not in order:
+            order.append(MediaKind.SMF)
+        for media in order:
             if self.reach_m(media, speed) < length - 1e-9:
                 continue
             if media == MediaKind.UTP:
