@@ -302,6 +302,13 @@ def leaf_spine_run_m(
     network row beside the middle row of that span, `spine_row_distance_m` from it; a leaf
     r rows away adds r row pitches, plus its way along its row to the cross aisle. So the far
     rows get the longest runs, and a pod keeps its runs short however large the cluster."""
+    return _leaf_run(layout, shape.style, group_servers, leaf, first_server, span)
+
+
+def _leaf_run(
+    layout: Layout, style: str, group_servers: int, leaf: int, first_server: int,
+    span: tuple[int, int],
+) -> float:  # fmt: skip
     placement = layout.leaf_placement
     if placement == LeafPlacement.NETWORK_RACK:
         return _round(NETWORK_ROW_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
@@ -309,7 +316,7 @@ def leaf_spine_run_m(
     first_rack = first_server // spr
     if placement == LeafPlacement.TOR:
         rack = first_rack
-        if shape.style in ("rail", "rail-plane"):
+        if style in ("rail", "rail-plane"):
             rack += leaf % math.ceil(group_servers / spr)  # rail leaves spread over the unit
         row, pos = divmod(rack, per_row)
         along = pos * layout.rack_width_m
@@ -350,31 +357,86 @@ def spine_core_run_m(layout: Layout) -> float:
 
 
 def leaf_spine_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
-    """Links per cable run between leaves and spines (all fabric planes), leaf by leaf."""
+    """Links per cable run between leaves and spines (all fabric planes), leaf by leaf.
+
+    Runs depend on a leaf's row relative to its spines' middle row and its place in the row,
+    not on where the span of rows starts: chunks of identical groups are computed once per
+    layout, shifted to the first row (`_chunk_runs`, memoised across designs)."""
     runs: Counter[float] = Counter()
     per_leaf = shape.leaf_uplinks * shape.fabric_planes
     if layout.leaf_placement == LeafPlacement.NETWORK_RACK:
         runs[leaf_spine_run_m(shape, layout, 0, 0)] += shape.leaves * per_leaf
         return runs
+    per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
+    period = layout.servers_per_rack * layout.racks_per_row
     rail_racks = layout.leaf_placement == LeafPlacement.TOR and shape.style in (
         "rail",
         "rail-plane",
     )
+    ports = max(shape.ports_per_server, 1) if shape.style == "packed" else 1
+    if len(shape.leaf_groups) == 1 and shape.groups % per_span == 0:
+        # Whole identical pods: a pod's pattern depends only on where it starts in a row,
+        # which repeats every `cycle` pods.
+        group = shape.leaf_groups[0]
+        pods = shape.groups // per_span
+        pod_servers = per_span * group.servers // ports
+        cycle = period // math.gcd(period, pod_servers or 1)
+        for pod in range(min(pods, cycle)):
+            times = (pods - pod + cycle - 1) // cycle
+            pattern = _chunk_runs(
+                layout, rail_racks, ports, group.servers, group.leaves, per_span,
+                pod * pod_servers % period, 0, pod_servers,
+            )  # fmt: skip
+            for run, leaves in pattern:
+                runs[run] += leaves * per_leaf * times
+        return runs
     first = index = 0
     for group in shape.leaf_groups:
-        for _ in range(group.count):
-            span = spine_span(shape, index)
-            start = server_of(shape, first)
-            if rail_racks:
-                for leaf in range(group.leaves):
-                    run = leaf_spine_run_m(shape, layout, group.servers, leaf, start, span)
-                    runs[run] += per_leaf
-            else:  # the group's leaves stand together
-                run = leaf_spine_run_m(shape, layout, group.servers, 0, start, span)
-                runs[run] += group.leaves * per_leaf
-            first += group.servers
-            index += 1
+        remaining = group.count
+        while remaining:
+            count = min(remaining, per_span - index % per_span)
+            span_first, span_servers = spine_span(shape, index)
+            base = span_first % period  # shift the span to the first row of racks
+            pattern = _chunk_runs(
+                layout, rail_racks, ports, group.servers, group.leaves, count,
+                base, first // ports - span_first, span_servers,
+            )  # fmt: skip
+            for run, leaves in pattern:
+                runs[run] += leaves * per_leaf
+            first += count * group.servers
+            index += count
+            remaining -= count
     return runs
+
+
+@lru_cache(maxsize=4096)
+def _chunk_runs(
+    layout: Layout,
+    rail_racks: bool,
+    ports: int,
+    group_endpoints: int,
+    leaves_per_group: int,
+    count: int,
+    base: int,
+    offset: int,
+    span_servers: int,
+) -> tuple[tuple[float, int], ...]:
+    """Leaves per run for `count` consecutive identical groups starting `offset` servers into a
+    span of `span_servers` that starts at server `base` of the first row."""
+    shape_style = "rail" if rail_racks else "tor"
+    leaves: Counter[float] = Counter()
+    first = (base + offset) * ports
+    span = (base, span_servers)
+    for _ in range(count):
+        start = first // ports
+        if rail_racks:
+            for leaf in range(leaves_per_group):
+                leaves[_leaf_run(layout, shape_style, group_endpoints, leaf, start, span)] += 1
+        else:  # the group's leaves stand together
+            run = _leaf_run(layout, shape_style, group_endpoints, 0, start, span)
+            leaves[run] += leaves_per_group
+        first += group_endpoints
+    return tuple(leaves.items())
 
 
 def spine_core_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
