@@ -8,6 +8,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -229,6 +230,7 @@ def catalog_snapshot() -> CatalogSnapshot:
         cables=cables,
         patch_panels=patch_panels,
         media_rules=[media_rule_to_engine(rule) for rule in MediaRule.objects.all()],
+        own_brand_margin=settings.OWN_BRAND_MARGIN,
     )
 
 

@@ -80,9 +80,11 @@ def finish(
     cables: Iterable[CableSpec],
     media_rules: Iterable[MediaRule],
     patch_panels: Iterable[PatchPanelSpec] = (),
+    own_brand_margin: float = 0.05,
 ) -> CatalogSnapshot:
     """Sort every group the canonical way and stamp the version."""
     snapshot = CatalogSnapshot(
+        own_brand_margin=own_brand_margin,
         nics=tuple(sorted(nics, key=lambda item: item.sku)),
         switches=tuple(sorted(switches, key=lambda item: item.sku)),
         transceivers=tuple(sorted(transceivers, key=lambda item: item.sku)),

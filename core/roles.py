@@ -28,6 +28,7 @@ CATALOG_MODELS = (
     "servicespec",
     "serverspec",
     "mediarule",
+    "patchpanelspec",
     "pricelist",
     "price",
     "pricetier",

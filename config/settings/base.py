@@ -333,3 +333,7 @@ LOGGING = {
         "celery": {"level": LOG_LEVEL},
     },
 }
+
+# Media selection prefers the seller's own brand (EZMAX) when it costs at most this fraction
+# more per link than the cheapest part that fits (issue: "Media chosen by cost").
+OWN_BRAND_MARGIN = env.float("OWN_BRAND_MARGIN", default=0.05)
