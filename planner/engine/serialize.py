@@ -212,6 +212,22 @@ def design_to_dict(design: Design) -> dict[str, Any]:
     }
 
 
+def _cages(end: LinkEnd | None) -> str:
+    """ "4 x QSFP28 4x25G" style: cages, form factor, and the breakout when there is one."""
+    if end is None:
+        return "-"
+    form = end.form_factor.value if end.form_factor else "NIC"
+    ways = f" {end.links_per_cage}-way" if end.links_per_cage > 1 else ""
+    return f"{end.cages:,} x {form}{ways}"
+
+
+def _part(group: LinkGroup) -> str:
+    if group.cable_sku:
+        return group.cable_sku
+    name = group.choice.cable.name if group.choice else ""
+    return f"(to be priced) {name}"
+
+
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=False)]
     right = [all(_numeric(r[i]) for r in rows) and bool(rows) for i in range(len(headers))]
@@ -258,15 +274,17 @@ def format_text(design: Design) -> str:
     )
     lines.append("")
     rows = [
-        [g.plane, f"{g.a}-{g.b}", f"{g.speed_gbps}G", g.media.value, f"{g.length_m:g} m",
-         f"{g.links:,}", f"{g.cables:,}", f"{g.transceivers:,}", g.cable_sku]
+        [g.plane, f"{g.a}-{g.b}", f"{g.speed_gbps}G", _cages(g.end_a), _cages(g.end_b),
+         g.media.value, f"{g.length_m:g} m", f"{g.links:,}", f"{g.cables:,}",
+         f"{g.transceivers:,}", _part(g)]
         for p in design.planes
         for g in p.links
     ]  # fmt: skip
     lines += _table(
-        ["plane", "link", "speed", "media", "length", "links", "cables", "optics", "cable sku"],
+        ["plane", "link", "speed", "cages a", "cages b", "media", "length", "links", "cables",
+         "optics", "cable"],
         rows,
-    )
+    )  # fmt: skip
     lines.append(
         f"Totals: {design.links_total:,} links, {design.cables_total:,} cables, "
         f"{design.transceivers_total:,} transceivers"

@@ -21,7 +21,7 @@ OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("spine", str, "spine switch (default: as leaf)"),
     ("core", str, "core switch (default: as spine)"),
     ("oversubscription", float, "downlink:uplink target, e.g. 1, 3, 7 (default 1)"),
-    ("media", str, "auto | copper | optical"),
+    ("media", str, "auto | copper | optical | mmf | smf"),
     ("rails-per-plane", int, "rail-plane: rails sharing one spine plane"),
     ("servers-per-rack", int, "servers per rack"),
     ("rack-width-m", float, "rack width in metres"),
