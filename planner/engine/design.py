@@ -277,6 +277,7 @@ class Design:
     notes: tuple[Text, ...] = field(default=())  # trade-offs, for alternatives
     cost: str | None = None  # Decimal as text, when prices were given
     power_max_w: int = 0  # the same at maximum load
+    power_per_row_w: int = 0  # network equipment for one full row of compute racks
 
     @property
     def compute(self) -> PlaneDesign:

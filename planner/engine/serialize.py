@@ -172,6 +172,7 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "power_w": design.power_w,
         "power_max_w": design.power_max_w,
         "power_per_rack_w": design.power_per_rack_w,
+        "power_per_row_w": design.power_per_row_w,
         "catalog_gaps": sum(1 for line in design.bom if line.catalog_gap),
         "bom": [
             {
@@ -304,7 +305,7 @@ def format_text(design: Design) -> str:
     lines.append(
         f"Network power {design.power_w:,} W typical, {design.power_max_w:,} W maximum (switches "
         f"without optics, plus the optics and active cables); {design.power_per_rack_w:,} W per "
-        "compute rack"
+        f"compute rack, {design.power_per_row_w:,} W per row"
     )
     if design.warnings:
         lines.append("")

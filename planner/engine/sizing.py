@@ -889,12 +889,25 @@ def _warnings(
     return tuple(unique.values())
 
 
+def _leaf_end_w(plane: PlaneDesign, bom: tuple[BomLine, ...]) -> float:
+    """Power at the leaf end of one plane's links: half of the server-leaf modules and active
+    cables, half of the leaf-spine ones (the other halves sit in the servers and the spines)."""
+    watts = 0.0
+    for line in bom:
+        if line.plane != plane.name or line.category not in ("transceiver", "cable"):
+            continue
+        if line.tier.endswith("-leaf") or line.tier == "leaf-spine":
+            watts += line.power_w * 0.5
+    return watts
+
+
 def _rack_power(
     design_planes: tuple[PlaneDesign, ...], bom: tuple[BomLine, ...], request: DesignRequest
-) -> int:
-    """Network power in one full compute rack: NICs and the server ends of its links (optics,
-    and active cables, AOC and AEC, which draw power at both ends), plus the leaves when they
-    sit in the rack."""
+) -> tuple[int, int]:
+    """Network power, typical, in one full compute rack and in one full row of them: NICs and
+    the server ends of their links (optics, and active cables, AOC and AEC, which draw power at
+    both ends); the leaves with the modules they hold, in the rack when they sit there (top of
+    rack), in the row when they sit in it (middle or end of row)."""
     layout = request.layout
     servers = request.servers
     per_server = 0.0
@@ -905,12 +918,19 @@ def _rack_power(
             # The server end is half of a server-leaf link's modules or active-cable ends.
             per_server += line.power_w * 0.5 / servers
     rack = per_server * layout.servers_per_rack
-    if layout.leaf_placement.value == "tor":
-        racks = max(1, math.ceil(servers / layout.servers_per_rack))
-        for plane in design_planes:
-            leaf = plane.tiers[0]
-            rack += leaf.power_w * leaf.count / racks
-    return round(rack)
+    racks = max(1, math.ceil(servers / layout.servers_per_rack))
+    rows = max(1, math.ceil(racks / layout.racks_per_row))
+    leaves_w = sum(
+        plane.tiers[0].power_w * plane.tiers[0].count + _leaf_end_w(plane, bom)
+        for plane in design_planes
+    )
+    placement = layout.leaf_placement.value
+    if placement == "tor":
+        rack += leaves_w / racks
+    row = rack * min(racks, layout.racks_per_row)
+    if placement in ("mor", "eor"):
+        row += leaves_w / rows
+    return round(rack), round(row)
 
 
 def _size(
@@ -978,7 +998,7 @@ def _size(
     bom = bom_builder.build()
     power = sum(line.power_w for line in bom)
     power_max = sum(line.power_max_w for line in bom)
-    rack_power = _rack_power(design_planes, bom, request)
+    rack_power, row_power = _rack_power(design_planes, bom, request)
     cost = None
     if prices is not None:
         total = sum((prices.get(line.sku, Decimal(0)) * line.quantity for line in bom), Decimal(0))
@@ -997,6 +1017,7 @@ def _size(
         power_w=power,
         power_max_w=power_max,
         power_per_rack_w=rack_power,
+        power_per_row_w=row_power,
         warnings=_warnings(design_planes, models, bom, catalog, request, rack_power),
         cost=cost,
     )

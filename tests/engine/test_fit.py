@@ -143,3 +143,32 @@ def test_every_line_of_every_design_fits(data: st.DataObject) -> None:
             else:
                 assert group.transceivers_a == group.end_a.cages  # one module per cage
                 assert group.transceivers_b == group.end_b.cages
+
+
+def test_power_counts_switches_without_optics_and_each_module_once() -> None:
+    """32,768 GPUs on SN5600 (rail, 1:1): switch power is the datasheet figure without optics
+    (ports-cages-and-plugs.md: about 0.9 kW typical), the modules are counted on their own lines
+    at their own power, and the design's total is the sum of its lines."""
+    catalog = seed()
+    request = parse_request(
+        {"gpus": 32768, "leaf": "MSN5600-VS2FC", "nic": "MCX75310AAS-NEAT", "nic_speed": 400,
+         "fabric": "rail"},
+        catalog,
+    )  # fmt: skip
+    design = size(request, catalog)
+    sn5600 = next(s for s in catalog.switches if s.sku == "MSN5600-VS2FC")
+    assert sn5600.power_typical_w <= 1000  # without optics; 1.7 kW was a loaded figure
+    modules = {t.sku: t for t in catalog.transceivers}
+    for line in design.bom:
+        if line.category == "switch":
+            assert line.power_w == round(sn5600.power_typical_w * line.quantity)
+            assert line.power_max_w == round(sn5600.power_max_w * line.quantity)
+        elif line.category == "transceiver" and line.sku:
+            assert line.power_w == round(modules[line.sku].power_w * line.quantity)
+    assert design.power_w == sum(line.power_w for line in design.bom)
+    assert design.power_max_w == sum(line.power_max_w for line in design.bom)
+    switches = sum(t.count for t in design.compute.tiers)
+    assert switches == 512 + 512 + 256  # 3 tiers of 64 x 800G at 1:1 for 4,096 servers
+    # Typical network power excluding NICs, against the 5.6 MW the double count gave.
+    nics = sum(line.power_w for line in design.bom if line.category == "nic")
+    assert design.power_w - nics < 3_000_000
