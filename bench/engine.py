@@ -5,53 +5,26 @@ validation under 1 s at 8,192 GPUs and under 5 s at 131,072 GPUs."""
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from planner.engine.catalog import (
-    CableSpec,
-    CatalogSnapshot,
-    FormFactor,
-    Lifecycle,
-    MediaKind,
-    MediaRule,
-)
+from catalog.snapshot import snapshot_from_seed
+from planner.engine.catalog import CatalogSnapshot
 from planner.engine.graph import validate
 from planner.engine.request import DesignRequest, parse_request
 from planner.engine.sizing import size
 
 RUNS = 7
+SEED = Path(__file__).resolve().parents[1] / "catalog" / "seed" / "catalog.json"
 
 
 def _catalog() -> CatalogSnapshot:
-    """Enough media for every link of the benchmark designs: 400G DAC, 800G splitter DAC, AOC."""
-    cables = []
-    for speed, ways, lengths, media in (
-        (400, 1, (1.0, 2.0, 3.0), MediaKind.DAC),
-        (800, 2, (1.0, 2.0, 3.0), MediaKind.DAC),
-        (400, 1, (3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0), MediaKind.AOC),
-    ):
-        for length in lengths:
-            cables.append(
-                CableSpec(
-                    sku=f"BENCH-{media.value}-{speed}-{ways}-{length:g}",
-                    name="bench cable",
-                    vendor="bench",
-                    lifecycle=Lifecycle.AVAILABLE,
-                    media=media,
-                    end_a=FormFactor.OSFP,
-                    end_b=FormFactor.OSFP,
-                    speed_gbps=speed,
-                    length_m=length,
-                    breakout_ways=ways,
-                )
-            )
-    rules = (
-        MediaRule(speed_gbps=400, media=MediaKind.DAC, max_reach_m=3.0),
-        MediaRule(speed_gbps=400, media=MediaKind.AOC, max_reach_m=30.0),
-    )
-    return CatalogSnapshot(cables=tuple(cables), media_rules=rules, version="bench")
+    """The seed catalog, as a sales engineer sizes against it: every medium chosen by cost among
+    the parts that fit, generic stand-ins where it sells nothing that fits."""
+    return snapshot_from_seed(json.loads(SEED.read_text()))
 
 
 def _request(gpus: int, catalog: CatalogSnapshot) -> DesignRequest:

@@ -236,6 +236,11 @@ class CatalogSnapshot:
     version: str = field(default="")
 
     def by_sku(self) -> dict[str, Product]:
+        """Every product by SKU. Computed once per snapshot (snapshots are immutable); callers
+        must not change the mapping."""
+        cached = self.__dict__.get("_by_sku")
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
         items: dict[str, Product] = {}
         for group in (
             self.nics,
@@ -246,4 +251,5 @@ class CatalogSnapshot:
         ):
             for item in group:
                 items[item.sku] = item
+        self.__dict__["_by_sku"] = items  # a memo, not a field: equality and hash ignore it
         return items
