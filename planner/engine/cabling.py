@@ -13,11 +13,10 @@ from planner.engine.catalog import FormFactor, MediaKind
 from planner.engine.design import Design, LinkGroup, PlaneDesign, PlaneShape
 from planner.engine.media import (
     leaf_link_runs,
-    leaf_spine_run_m,
+    pod_leaf_runs,
     rail_style,
-    server_of,
+    spine_cage_runs,
     spine_core_run_m,
-    spine_span,
     switch_end,
 )
 from planner.engine.request import Layout
@@ -56,6 +55,15 @@ class _Link:
     b_device: str
     b_port: str
     group: LinkGroup
+    b_physical: str = ""  # the lower tier's cage, for breakouts whose bundled end sits there
+
+    @property
+    def cage(self) -> str:
+        """The cage whose lanes one cable gathers: the bundled end's."""
+        end = self.group.end_b
+        if end is not None and self.group.links_per_cable > end.links_per_cage:
+            return self.b_physical
+        return self.a_physical
 
 
 def _nic_port(plane: str, index: int) -> str:
@@ -147,26 +155,28 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
     spine_ways = _ways(spine_tier.downlink_breakout)
     pod_leaves = shape.groups_per_pod * shape.leaves_per_group
     m = shape.leaf_spine_links
+    cage_runs: dict[int, tuple[float, ...]] = {}
     for fabric_plane in range(shape.fabric_planes):
         for leaf_index in range(shape.leaves):
-            group, within = names.group_of_leaf(shape, leaf_index)
-            group_servers = _group_servers(shape, group)
-            first = server_of(shape, _group_first_server(shape, group))
-            span = spine_span(shape, group)
-            run = leaf_spine_run_m(shape, layout, group_servers, within, first, span)
-            link_group = plane.run_media("leaf", "spine", run)
             leaf_name = names.leaf(shape, fabric_plane, leaf_index)
             pod, in_pod = divmod(leaf_index, pod_leaves) if shape.tiers == 3 else (0, leaf_index)
+            if pod not in cage_runs:
+                # Each spine cage is cut for the farthest leaf its lanes reach (as sized).
+                runs = pod_leaf_runs(shape, layout, pod)
+                cage_runs[pod] = spine_cage_runs(runs, m, spine_ways)
             for k in range(shape.leaf_uplinks):
                 spine_index, lane = divmod(k, m)
                 spine_name = names.spine(shape, fabric_plane, pod, spine_index)
+                logical = in_pod * m + lane
+                run = cage_runs[pod][logical // spine_ways]
                 yield _Link(
                     a_device=spine_name,
-                    a_port=names.port(in_pod * m + lane, spine_ways),
-                    a_physical=f"{spine_name}:{(in_pod * m + lane) // spine_ways}",
+                    a_port=names.port(logical, spine_ways),
+                    a_physical=f"{spine_name}:{logical // spine_ways}",
                     b_device=leaf_name,
                     b_port=names.port(k, leaf_ways, first_up),
-                    group=link_group,
+                    b_physical=f"{leaf_name}:{first_up + k // leaf_ways}",
+                    group=plane.run_media("leaf", "spine", run),
                 )
     if shape.tiers < 3:
         return
@@ -192,6 +202,7 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
                         a_physical=f"{core_name}:{logical // core_ways}",
                         b_device=spine_name,
                         b_port=names.port(k, spine_up_ways, spine_first_up),
+                        b_physical=f"{spine_name}:{spine_first_up + k // spine_up_ways}",
                         group=link_group,
                     )
 
@@ -248,7 +259,7 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
             b_plug=b_plug,
             cable=cable,
             plane=plane.name,
-            a_device=first.a_device,
+            a_device="+".join(dict.fromkeys(link.a_device for link in pending)),
             a_port="+".join(link.a_port for link in pending),
             b_device="+".join(dict.fromkeys(link.b_device for link in pending)),
             b_port="+".join(link.b_port for link in pending),
@@ -261,7 +272,7 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
 
     for link in links:
         if pending and (
-            link.a_physical != pending[0].a_physical
+            link.cage != pending[0].cage
             or link.group is not pending[0].group
             or len(pending) >= link.group.links_per_cable
         ):

@@ -146,6 +146,7 @@ class LinkGroup:
     panels: int = 0
     catalog_gap: bool = False
     runs_m: tuple[float, ...] = ()  # the computed runs (before stock rounding) it carries
+    run_links: tuple[tuple[float, int], ...] = ()  # links per computed run: the distribution
     shared: bool = True  # all lanes of a broken-out upper cage go to one lower cage
     choice: MediaChoice | None = field(default=None, compare=False, repr=False)
 

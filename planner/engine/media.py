@@ -30,7 +30,7 @@ from planner.engine.catalog import (
     TransceiverSpec,
     accepts,
 )
-from planner.engine.design import PlaneShape
+from planner.engine.design import LeafGroup, PlaneShape
 from planner.engine.errors import MediaUnavailable
 from planner.engine.ports import SwitchModel, per_model, ways
 from planner.engine.request import Layout, LeafPlacement, MediaPolicy
@@ -356,87 +356,109 @@ def spine_core_run_m(layout: Layout) -> float:
     return _round(CORE_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
 
 
-def leaf_spine_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
-    """Links per cable run between leaves and spines (all fabric planes), leaf by leaf.
-
-    Runs depend on a leaf's row relative to its spines' middle row and its place in the row,
-    not on where the span of rows starts: chunks of identical groups are computed once per
-    layout, shifted to the first row (`_chunk_runs`, memoised across designs)."""
-    runs: Counter[float] = Counter()
-    per_leaf = shape.leaf_uplinks * shape.fabric_planes
-    if layout.leaf_placement == LeafPlacement.NETWORK_RACK:
-        runs[leaf_spine_run_m(shape, layout, 0, 0)] += shape.leaves * per_leaf
-        return runs
+def pod_leaf_runs(shape: PlaneShape, layout: Layout, pod: int) -> tuple[float, ...]:
+    """The uplink run of every leaf of pod `pod` (the whole plane on two tiers), in leaf order:
+    the order in which each spine's ports meet them (`cabling._fabric_links`)."""
     per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
+    if layout.leaf_placement == LeafPlacement.NETWORK_RACK:
+        leaves = sum(g.leaves for g in _groups_between(shape, pod * per_span, (pod + 1) * per_span))
+        return (leaf_spine_run_m(shape, layout, 0, 0),) * leaves
     period = layout.servers_per_rack * layout.racks_per_row
     rail_racks = layout.leaf_placement == LeafPlacement.TOR and shape.style in (
         "rail",
         "rail-plane",
     )
     ports = max(shape.ports_per_server, 1) if shape.style == "packed" else 1
-    if len(shape.leaf_groups) == 1 and shape.groups % per_span == 0:
-        # Whole identical pods: a pod's pattern depends only on where it starts in a row,
-        # which repeats every `cycle` pods.
-        group = shape.leaf_groups[0]
-        pods = shape.groups // per_span
-        pod_servers = per_span * group.servers // ports
-        cycle = period // math.gcd(period, pod_servers or 1)
-        for pod in range(min(pods, cycle)):
-            times = (pods - pod + cycle - 1) // cycle
-            pattern = _chunk_runs(
-                layout, rail_racks, ports, group.servers, group.leaves, per_span,
-                pod * pod_servers % period, 0, pod_servers,
-            )  # fmt: skip
-            for run, leaves in pattern:
-                runs[run] += leaves * per_leaf * times
-        return runs
-    first = index = 0
-    for group in shape.leaf_groups:
-        remaining = group.count
-        while remaining:
-            count = min(remaining, per_span - index % per_span)
-            span_first, span_servers = spine_span(shape, index)
-            base = span_first % period  # shift the span to the first row of racks
-            pattern = _chunk_runs(
-                layout, rail_racks, ports, group.servers, group.leaves, count,
-                base, first // ports - span_first, span_servers,
-            )  # fmt: skip
-            for run, leaves in pattern:
-                runs[run] += leaves * per_leaf
-            first += count * group.servers
-            index += count
-            remaining -= count
-    return runs
+    span_first, span_servers = spine_span(shape, pod * per_span)
+    base = span_first % period  # runs depend on rows relative to the span: shift it to row 0
+    chunks = []
+    first = _first_endpoint(shape, pod * per_span)
+    for group, count in _chunks_between(shape, pod * per_span, (pod + 1) * per_span):
+        chunks.append((group.servers, group.leaves, count, first // ports - span_first))
+        first += count * group.servers
+    return _pod_runs(layout, rail_racks, ports, base, span_servers, tuple(chunks))
 
 
-@lru_cache(maxsize=4096)
-def _chunk_runs(
+@lru_cache(maxsize=1024)
+def _pod_runs(
     layout: Layout,
     rail_racks: bool,
     ports: int,
-    group_endpoints: int,
-    leaves_per_group: int,
-    count: int,
     base: int,
-    offset: int,
     span_servers: int,
-) -> tuple[tuple[float, int], ...]:
-    """Leaves per run for `count` consecutive identical groups starting `offset` servers into a
-    span of `span_servers` that starts at server `base` of the first row."""
-    shape_style = "rail" if rail_racks else "tor"
-    leaves: Counter[float] = Counter()
-    first = (base + offset) * ports
+    chunks: tuple[tuple[int, int, int, int], ...],
+) -> tuple[float, ...]:
+    style = "rail" if rail_racks else "tor"
     span = (base, span_servers)
-    for _ in range(count):
-        start = first // ports
-        if rail_racks:
-            for leaf in range(leaves_per_group):
-                leaves[_leaf_run(layout, shape_style, group_endpoints, leaf, start, span)] += 1
-        else:  # the group's leaves stand together
-            run = _leaf_run(layout, shape_style, group_endpoints, 0, start, span)
-            leaves[run] += leaves_per_group
-        first += group_endpoints
-    return tuple(leaves.items())
+    runs: list[float] = []
+    for endpoints, leaves, count, offset in chunks:
+        first = (base + offset) * ports
+        for _ in range(count):
+            start = first // ports
+            if rail_racks:
+                runs.extend(
+                    _leaf_run(layout, style, endpoints, leaf, start, span) for leaf in range(leaves)
+                )
+            else:  # the group's leaves stand together
+                runs.extend((_leaf_run(layout, style, endpoints, 0, start, span),) * leaves)
+            first += endpoints
+    return tuple(runs)
+
+
+def _chunks_between(shape: PlaneShape, start: int, stop: int) -> list[tuple[LeafGroup, int]]:
+    """Runs of identical leaf groups among groups [start, stop)."""
+    out, index = [], 0
+    for group in shape.leaf_groups:
+        low, high = max(start, index), min(stop, index + group.count)
+        if low < high:
+            out.append((group, high - low))
+        index += group.count
+    return out
+
+
+def _groups_between(shape: PlaneShape, start: int, stop: int) -> list[LeafGroup]:
+    return [g for g, count in _chunks_between(shape, start, stop) for _ in range(count)]
+
+
+def _first_endpoint(shape: PlaneShape, group_index: int) -> int:
+    first, index = 0, 0
+    for group in shape.leaf_groups:
+        take = min(group.count, max(group_index - index, 0))
+        first += take * group.servers
+        index += group.count
+    return first
+
+
+def spine_cage_runs(runs: tuple[float, ...], links: int, ways: int) -> tuple[float, ...]:
+    """The run of each spine cage facing a pod whose leaves have `runs`: each leaf takes `links`
+    consecutive spine ports, `ways` ports to a cage, and a cage is cut for its farthest lane."""
+    return _spine_cage_runs(runs, links, ways)
+
+
+@lru_cache(maxsize=1024)
+def _spine_cage_runs(runs: tuple[float, ...], links: int, ways: int) -> tuple[float, ...]:
+    lanes = [run for run in runs for _ in range(links)]
+    return tuple(max(lanes[i : i + ways]) for i in range(0, len(lanes), ways))
+
+
+def leaf_spine_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[tuple[float, int]]:
+    """The spines' leaf-facing cages of all pods and fabric planes, by (run, lanes used)."""
+    cages: Counter[tuple[float, int]] = Counter()
+    per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
+    pods = -(-shape.groups // per_span)
+    memo: dict[tuple[float, ...], Counter[tuple[float, int]]] = {}
+    per_pod = shape.spines_per_pod * shape.fabric_planes
+    for pod in range(pods):
+        runs = pod_leaf_runs(shape, layout, pod)
+        pattern = memo.get(runs)
+        if pattern is None:
+            pattern = memo[runs] = Counter()
+            lanes_total = len(runs) * shape.leaf_spine_links
+            for index, run in enumerate(spine_cage_runs(runs, shape.leaf_spine_links, ways)):
+                pattern[(run, min(ways, lanes_total - index * ways))] += 1
+        for key, count in pattern.items():
+            cages[key] += count * per_pod
+    return cages
 
 
 def spine_core_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
@@ -786,6 +808,15 @@ class MediaSelector:
         if run is None:
             return None
         fibre, cord, panel, fibre_gaps = run
+        if panel is not None and not self._panels_fit(mod_a, mod_b, panel, length):
+            if not generic_fibre:
+                return None
+            # The catalog's panels lose too much for this channel: a generic low-loss one.
+            assert fibre.fibre_type is not None
+            panel, name = generic.patch_panel(mod_a.connector, fibre.fibre_type)
+            fibre_gaps += ((str(name), name),)
+            if not self._panels_fit(mod_a, mod_b, panel, length):
+                return None
         gaps = gaps + fibre_gaps
         parts: list[tuple[Product, Decimal]] = [
             (mod_a, Decimal(1) / serves_a),
@@ -882,6 +913,20 @@ class MediaSelector:
             panel, name = generic.patch_panel(connector, fibre_type)
             gaps += ((str(name), name),)
         return trunk, cord, panel, gaps
+
+    def _panels_fit(
+        self, mod_a: TransceiverSpec, mod_b: TransceiverSpec, panel: PatchPanelSpec, length: float
+    ) -> bool:
+        """Whether the two mated pairs of a structured run fit the channel's connector budget.
+
+        NVIDIA's NDR/XDR-class reaches (MPO-12/APC modules) already include two patch panels
+        (ports-cages-and-plugs.md). IEEE multimode channels allow about 1.5 dB of connector
+        loss in all, single-mode DR/FR about 3 dB; the modules' own mated pairs take about 0.2 dB
+        each, so the two panels get the rest."""
+        if mod_a.connector == Connector.MPO12_APC and mod_b.connector == Connector.MPO12_APC:
+            return True
+        budget = CONNECTOR_BUDGET_DB[mod_a.media] - 2 * MODULE_PAIR_DB
+        return 2 * panel.insertion_loss_db <= budget + 1e-9
 
     def _panel(self, connector: Connector, fibre_type: FibreType | None) -> PatchPanelSpec | None:
         panels = [
@@ -992,6 +1037,11 @@ class MediaSelector:
             return choice
         return self._pair(media, speed, length, mod_a, a.ways, mod_b, b.ways, gaps, generic_fibre)
 
+
+# Connector loss a channel allows in all (IEEE 802.3 multimode SR channels about 1.5 dB;
+# single-mode DR/FR about 3 dB), and what the modules' own mated pairs take of it.
+CONNECTOR_BUDGET_DB = {MediaKind.MMF: 1.5, MediaKind.SMF: 3.0}
+MODULE_PAIR_DB = 0.2
 
 # Generic fibre: OM4 is today's multimode default (OM3 reaches less, OM5 costs more).
 _FIBRE_PREFERENCE = [FibreType.OS2, FibreType.OM4, FibreType.OM5, FibreType.OM3]

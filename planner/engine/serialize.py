@@ -107,6 +107,7 @@ def _link_dict(group: LinkGroup) -> dict[str, Any]:
         "end_b": _end_dict(group.end_b),
         "fibre": _fibre_lines(group),
         "runs_m": list(group.runs_m),
+        "run_links": [{"run_m": run, "links": links} for run, links in group.run_links],
         "catalog_gap": group.catalog_gap,
     }
 
@@ -136,7 +137,21 @@ def _plane_dict(plane: PlaneDesign) -> dict[str, Any]:
         "lengths": [
             {"a": b.a, "b": b.b, "length_m": b.length_m, "links": b.links} for b in plane.lengths
         ],
+        # The computed runs before rounding to stock: where the racks stand, link by link.
+        "run_distribution": _run_distribution(plane),
     }
+
+
+def _run_distribution(plane: PlaneDesign) -> list[dict[str, Any]]:
+    links: dict[tuple[str, str, float], int] = {}
+    for group in plane.links:
+        for run, count in group.run_links:
+            key = (group.a, group.b, round(run, 1))
+            links[key] = links.get(key, 0) + count
+    return [
+        {"a": a, "b": b, "run_m": run, "links": count}
+        for (a, b, run), count in sorted(links.items())
+    ]
 
 
 def design_to_dict(design: Design) -> dict[str, Any]:

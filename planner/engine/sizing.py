@@ -48,7 +48,7 @@ from planner.engine.media import (
     PortEnd,
     leaf_link_runs,
     leaf_pattern_key,
-    leaf_spine_lengths,
+    leaf_spine_cages,
     rail_server_cages,
     rail_style,
     selector_for,
@@ -197,13 +197,14 @@ def _link_groups(
     end_b: PortEnd,
     selector: MediaSelector,
     shared: bool,
+    lower_links: int = 1,
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
     """Link groups with the computed runs each one carries. `units` counts the upper tier's
     cages (`end_a`, the fat end of a breakout) by (run, links used in the cage); `end_b` is the
     lower tier's cage. The group reports its ends the other way round: `a` is the lower tier."""
     link = f"{plane} {a}-{b}"
     # Runs that round up to the same stock parts form one group.
-    merged: dict[tuple[object, ...], tuple[MediaChoice, list[int], list[float]]] = {}
+    merged: dict[tuple[object, ...], tuple[MediaChoice, list[int], dict[float, int]]] = {}
     for length, lanes in sorted(units):
         cages = units[(length, lanes)]
         if cages == 0:
@@ -211,7 +212,7 @@ def _link_groups(
         choice = selector.choose(link, speed, length, end_a, end_b, shared)
         entry = merged.get(choice.group_key)
         if entry is None:
-            entry = merged[choice.group_key] = (choice, [0, 0, 0], [])
+            entry = merged[choice.group_key] = (choice, [0, 0, 0], {})
         counts, runs = entry[1], entry[2]
         counts[0] += cages * lanes
         counts[1] += cages
@@ -220,11 +221,12 @@ def _link_groups(
             counts[2] += cages * ceil_div(lanes, per_cable)
         # else: a breakout whose bundled end sits in the lower tier's cages, one per such cage,
         # counted for the whole group below.
-        if length not in runs:
-            runs.append(length)
+        runs[length] = runs.get(length, 0) + cages * lanes
     groups: list[tuple[LinkGroup, tuple[float, ...]]] = []
     for choice, (links, upper_cages, cables), runs in merged.values():
-        lower_cages = ceil_div(links, end_b.ways)
+        # Each lower device fills its own cages: `lower_links` links in ceil(lower_links / ways)
+        # cages (2 uplinks of a leaf in a 4x100G cage take the whole cage).
+        lower_cages = ceil_div(links * ceil_div(lower_links, end_b.ways), lower_links)
         if choice.links_per_cable > end_a.ways:
             cables = lower_cages
         optics = choice.transceiver_a is not None
@@ -269,6 +271,7 @@ def _link_groups(
             panels=2 * ceil_div(links, choice.panel.ports) if choice.panel else 0,
             catalog_gap=choice.catalog_gap,
             runs_m=tuple(sorted(runs)),
+            run_links=tuple(sorted(runs.items())),
             shared=shared,
             choice=choice,
         )
@@ -470,8 +473,8 @@ def _plane(
         shared = m % spine_end.ways == 0 and m % leaf_up.ways == 0
         with_runs += _link_groups(
             models.name, "leaf", "spine",
-            _cages_from_runs(leaf_spine_lengths(shape, layout), spine_end.ways), up,
-            spine_end, leaf_up, selector, shared,
+            leaf_spine_cages(shape, layout, spine_end.ways), up,
+            spine_end, leaf_up, selector, shared, shape.leaf_uplinks,
         )  # fmt: skip
     if shape.tiers == 3:
         up = shape.core_speed_gbps
@@ -482,7 +485,7 @@ def _plane(
         with_runs += _link_groups(
             models.name, "spine", "core",
             _cages_from_runs(spine_core_lengths(shape, layout), core_end.ways), up,
-            core_end, spine_up, selector, shared,
+            core_end, spine_up, selector, shared, shape.spine_uplinks,
         )  # fmt: skip
     links = [group for group, _ in with_runs]
     runs = tuple(

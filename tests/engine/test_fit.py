@@ -134,6 +134,16 @@ def test_every_line_of_every_design_fits(data: st.DataObject) -> None:
     for line in design.bom:
         # Every line is a catalog item, or a generic stand-in that says so.
         assert (line.sku in skus) != line.catalog_gap
+    if design.servers <= 64:  # the cabling plan, cable by cable, names only real cages
+        ports = {
+            (plane.name, tier.role): tier.physical_ports
+            for plane in design.planes
+            for tier in plane.tiers
+        }
+        for row in iter_cabling(design):
+            role = next(r for r in ("leaf", "spine", "core") if r in row.a_device)
+            for number in re.findall(r"swp(\d+)", row.a_port):
+                assert 1 <= int(number) <= ports[(row.plane, role)], (row, ports)
     for plane in design.planes:
         for group in plane.links:
             assert group.end_a is not None
@@ -172,3 +182,47 @@ def test_power_counts_switches_without_optics_and_each_module_once() -> None:
     # Typical network power excluding NICs, against the 5.6 MW the double count gave.
     nics = sum(line.power_w for line in design.bom if line.category == "nic")
     assert design.power_w - nics < 3_000_000
+
+
+def test_uplink_runs_follow_the_rows() -> None:
+    """2,048 GPUs, rail, leaves top of rack: 256 servers in 64 racks of 4, 10 racks a row, so
+    rows 0-6; the spines stand beside the middle row, (0 + 256 / 2) / 4 / 10 = row 3. A leaf
+    three rows away runs 3 x 2.4 m = 7.2 m further across than one in row 3, so the far rows
+    get the longest runs, and the distribution says how many links run how far."""
+    catalog = seed()
+    request = parse_request(
+        {"gpus": 2048, "leaf": "64x400", "spine": "64x400", "nic_speed": 400, "fabric": "rail",
+         "leaf_placement": "tor"},
+        catalog,
+    )  # fmt: skip
+    design = size(request, catalog)
+    uplinks = [g for g in design.compute.links if g.a == "leaf"]
+    runs = sorted(run for g in uplinks for run in g.runs_m)
+    assert runs[-1] - runs[0] >= 3 * 2.4
+    carried = sum(links for g in uplinks for _, links in g.run_links)
+    assert carried == sum(g.links for g in uplinks)  # every uplink has a run
+    for group in uplinks:
+        assert group.length_m >= max(group.runs_m)  # each stock length reaches its runs
+
+
+def test_structured_runs_respect_the_connector_budget() -> None:
+    """A 100G SR4 run past the longest UPC cord goes through two panels: 2 x 0.35 dB = 0.7 dB
+    fits the 1.5 dB multimode budget less 2 x 0.2 dB for the modules' own pairs (1.1 dB); two
+    0.75 dB panels (1.5 dB) do not, and then no structured multimode run is offered."""
+    from dataclasses import replace
+
+    from planner.engine.media import MediaSelector, PortEnd
+    from planner.engine.request import MediaPolicy
+
+    catalog = seed()
+    qsfp28 = PortEnd(form_factor=FormFactor.QSFP28, native_gbps=100, ways=1)
+    choice = MediaSelector(catalog, MediaPolicy.MMF).choose("x", 100, 40.0, qsfp28, qsfp28)
+    assert choice.panel is not None
+    assert choice.cord is not None
+    assert 2 * choice.panel.insertion_loss_db <= 1.5 - 2 * 0.2
+    lossy = replace(
+        catalog,
+        patch_panels=tuple(replace(p, insertion_loss_db=0.75) for p in catalog.patch_panels),
+    )
+    choice = MediaSelector(lossy, MediaPolicy.MMF).choose("x", 100, 40.0, qsfp28, qsfp28)
+    assert choice.panel is None or not choice.panel.sku  # only a generic stand-in remains
