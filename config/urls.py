@@ -30,4 +30,8 @@ if settings.DEBUG:
     from django.conf.urls.static import static
 
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# Under /api/ every error Django answers itself is problem+json (core.views), as DRF's are.
+handler400 = "core.views.bad_request"
+handler403 = "core.views.permission_denied"
 handler404 = "core.views.not_found"
+handler500 = "core.views.server_error"

@@ -2,21 +2,30 @@
 Authentication and permissions are in `core.authentication`."""
 
 import copy
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import DataError
 from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.views import APIView, set_rollback
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import PROBLEM_CONTENT_TYPE, DomainError, problem_body
 from core.models import ApiToken
 from core.selectors import user_roles, user_team
+
+logger = logging.getLogger(__name__)
+
+# The URL pattern of an object id (`lookup_value_regex`): digits only, at most 18 (a BigAutoField
+# holds 19), so `/designs/abc/bom.csv` or an id no column can hold is a 404 from the URL
+# resolver, never a query.
+NUMERIC_ID = r"[0-9]{1,18}"
 
 
 class ShallowFieldCopies:
@@ -43,6 +52,18 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             exc.http_status, exc.code.replace("_", " "), exc.message, errors=errors, code=exc.code
         )
         return Response(body, status=exc.http_status, content_type=PROBLEM_CONTENT_TYPE)
+    if isinstance(exc, DataError):
+        # The database refused a value (too long, out of range, a NUL character): the request's
+        # fault, as a 400, though each such field should be validated before it gets here.
+        logger.warning("API request refused by the database: %s", exc.__class__.__name__)
+        set_rollback()
+        body = problem_body(
+            400,
+            str(_("Bad Request")),
+            str(_("A value in the request is too long or out of range.")),
+            code="invalid",
+        )
+        return Response(body, status=400, content_type=PROBLEM_CONTENT_TYPE)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -1,11 +1,11 @@
-"""`Idempotency-Key` on API POSTs (the Stripe convention): the same key and body replay the first
-response; the same key with another body is 422; a request still in flight with it is 409."""
+"""Request middleware: NUL bytes refused in paths and queries (`NulByteMiddleware`), and
+`Idempotency-Key` on API POSTs (`IdempotencyMiddleware`)."""
 
 import hashlib
 import json
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
 from core.errors import PROBLEM_CONTENT_TYPE, problem_body
 from core.services import (
@@ -34,7 +34,27 @@ def _principal(request: HttpRequest) -> str | None:
     return None
 
 
+class NulByteMiddleware:
+    """A NUL byte in the path or the query string is a 400 before any view runs: no URL of this
+    site has one, and PostgreSQL refuses it in any text value, so a lookup or filter on it was a
+    500. Under /api/ the answer is problem+json."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        query = request.META.get("QUERY_STRING", "")
+        if "\x00" in request.path or "\x00" in query or "%00" in query:
+            if request.path.startswith(API_PREFIX):
+                return _problem(400, "Bad Request", "The URL contains a NUL byte.")
+            return HttpResponseBadRequest("The URL contains a NUL byte.")
+        return self.get_response(request)
+
+
 class IdempotencyMiddleware:
+    """The same key and body replay the first response (the Stripe convention); the same key with
+    another body is 422; a request still in flight with it is 409."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 

@@ -3,15 +3,16 @@
 from typing import Any
 
 from django.http import HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_urls import router
+from core.api import NUMERIC_ID
 from core.authentication import API_MODEL_PERMISSIONS
 from planner import exports, selectors, services
 from planner.filters import DesignFilterSet
@@ -47,6 +48,7 @@ class DesignViewSet(
 ):
     serializer_class = DesignSerializer
     filterset_class = DesignFilterSet
+    lookup_value_regex = NUMERIC_ID  # /designs/abc/bom.csv is a 404, not a query for "abc"
     permission_classes = API_MODEL_PERMISSIONS
     queryset = Design.objects.none()  # for the router and the schema; see get_queryset
 
@@ -88,7 +90,9 @@ class DesignViewSet(
         return Response({"request": to_dict(sized.request), "result": sized.result})
 
     def _design(self, pk: str) -> Design:
-        return get_object_or_404(self.get_queryset(), pk=pk)
+        # DRF's get_object_or_404: an id the column cannot hold is a 404 too.
+        design: Design = get_object_or_404(self.get_queryset(), pk=pk)
+        return design
 
     @extend_schema(
         responses={

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -18,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api_urls import router
+from core.api import NUMERIC_ID
 from core.authentication import ModelPermissions, TokenScopePermission
 from quotes import selectors, services
 from quotes.filters import OpportunityFilter, QuoteFilter
@@ -51,8 +53,18 @@ def crm_upsert(
         summary=f"Create or update {noun} by its CRM id (201 created, 200 updated)",
         request=body,
         parameters=[
-            OpenApiParameter("source", str, OpenApiParameter.PATH, description="CRM name"),
-            OpenApiParameter("external_id", str, OpenApiParameter.PATH, description="CRM id"),
+            OpenApiParameter(
+                "source",
+                {"type": "string", "minLength": 1, "maxLength": 50},
+                OpenApiParameter.PATH,
+                description="CRM name",
+            ),
+            OpenApiParameter(
+                "external_id",
+                {"type": "string", "minLength": 1, "maxLength": 100},
+                OpenApiParameter.PATH,
+                description="CRM id",
+            ),
         ],
         responses={200: result, 201: result, **ACTION_ERRORS},
     )
@@ -67,6 +79,21 @@ def crm_upsert(
         return schema(route(view))  # type: ignore[no-any-return]
 
     return decorate
+
+
+def crm_key_check(model: type[Customer] | type[Opportunity], source: str, external_id: str) -> None:
+    """The CRM source and id from the path must fit their columns (PostgreSQL refuses a longer
+    value: a 500), as 400 field errors named after the path parameters."""
+    errors = {}
+    for name, field, value in (
+        ("source", "external_source", source),
+        ("external_id", "external_id", external_id),
+    ):
+        limit = getattr(model._meta.get_field(field), "max_length", None)
+        if limit is not None and len(value) > limit:
+            errors[name] = [_("At most %(limit)d characters.") % {"limit": limit}]
+    if errors:
+        raise serializers.ValidationError(errors)
 
 
 def _upserted(data: Any, created: bool) -> Response:
@@ -98,6 +125,7 @@ class QuoteViewSet(
     # The token scope check must be listed again: permission_classes replaces the defaults.
     permission_classes = [TokenScopePermission, QuotePermissions]
     filterset_class = QuoteFilter
+    lookup_value_regex = NUMERIC_ID
     status_actions = ("submit", "approve", "reject", "send", "revise")
 
     def get_queryset(self) -> QuerySet[Quote]:
@@ -277,12 +305,14 @@ class CustomerViewSet(
 ):
     serializer_class = CustomerSerializer
     permission_classes = [TokenScopePermission, ModelPermissions]
+    lookup_value_regex = NUMERIC_ID
 
     def get_queryset(self) -> QuerySet[Customer]:
         return selectors.customers_visible_to(self.request.user).order_by("-pk")
 
     @crm_upsert("a customer", CustomerUpsertSerializer, CustomerSerializer)
     def by_external_id(self, request: Request, source: str, external_id: str) -> Response:
+        crm_key_check(Customer, source, external_id)
         data = CustomerUpsertSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         customer, created = services.customer_upsert_by_external_id(
@@ -307,12 +337,14 @@ class OpportunityViewSet(
     serializer_class = OpportunitySerializer
     filterset_class = OpportunityFilter
     permission_classes = [TokenScopePermission, ModelPermissions]
+    lookup_value_regex = NUMERIC_ID
 
     def get_queryset(self) -> QuerySet[Opportunity]:
         return selectors.opportunities_visible_to(self.request.user).order_by("-pk")
 
     @crm_upsert("an opportunity", OpportunityUpsertSerializer, OpportunitySerializer)
     def by_external_id(self, request: Request, source: str, external_id: str) -> Response:
+        crm_key_check(Opportunity, source, external_id)
         data = OpportunityUpsertSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         opportunity, created = services.opportunity_upsert_by_external_id(

@@ -61,6 +61,10 @@ class OpportunityUpsertSerializer(serializers.Serializer):  # type: ignore[type-
     name = serializers.CharField(max_length=200, min_length=1)
 
 
+# Bounds that keep a value, and what is computed from it, inside its column.
+MAX_EXCHANGE_RATE = Decimal("100000")
+MAX_LINE_QUANTITY = 100_000_000
+
 _MONEY = {"max_digits": 14, "decimal_places": 2, "read_only": True, "allow_null": True}
 
 
@@ -211,6 +215,11 @@ class QuoteCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
         allow_null=True,
         default=None,
         min_value=Decimal("0.000001"),
+        # The column holds up to 99,999,999; far beyond any real rate, prices times such a rate
+        # overflow the price columns (a 500 on PostgreSQL). 100,000 covers every currency.
+        max_value=MAX_EXCHANGE_RATE,
+        help_text="Units of the quote's currency per unit of the price list's currency "
+        "(at most 100,000).",
     )
     support_years = serializers.IntegerField(min_value=0, max_value=10, default=1)
 
@@ -218,7 +227,7 @@ class QuoteCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
 class LineUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """What may change on a line of an editable revision; fields left out keep their value."""
 
-    quantity = serializers.IntegerField(required=False, min_value=0)
+    quantity = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LINE_QUANTITY)
     discount_percent = serializers.DecimalField(
         max_digits=5, decimal_places=2, required=False, min_value=Decimal("0"),
         max_value=Decimal("100"),

@@ -47,6 +47,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django_guid.middleware.guid_middleware",
+    # A NUL byte in a path or query is a 400 before anything looks it up.
+    "core.middleware.NulByteMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -184,7 +186,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # The API speaks JSON only: integrators send JSON, and one body format means one schema.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Nesting is limited (API_JSON_MAX_DEPTH) and NUL characters are refused (core.parsers).
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.LimitedJSONParser"],
+    # OPTIONS names the view and its media types; bodies are documented in the schema.
+    "DEFAULT_METADATA_CLASS": "core.metadata.ApiMetadata",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.ApiCursorPagination",
     "PAGE_SIZE": 25,
@@ -198,6 +203,7 @@ REST_FRAMEWORK = {
         "anon": env("API_THROTTLE_ANON", default="60/min"),
     },
 }
+API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
 SPECTACULAR_SETTINGS = {
     "TITLE": "EZMAX Fabric Planner API",
     "DESCRIPTION": "Size GPU-cluster networks, browse the catalog and quote them.",
