@@ -404,15 +404,17 @@ PAIR_COLOURS = ("#1a7f37", "#0b5cad", "#5b3f8c", "#d79b00", "#b85450", "#5b6676"
 def lengths_svg(
     result: Mapping[str, Any], labels: Mapping[str, str] | None = None, *, width: int = 640
 ) -> str:
-    """Links per stock cable length, stacked by tier pair (server-leaf, leaf-spine, ...)."""
+    """Links per stock cable length, stacked by tier pair (server-leaf, leaf-spine, ...). Tier
+    and plane names come from `labels` as `role_<tier>` and `plane_<plane>` when given."""
     labels = {"title": "Cable lengths", "links": "links", **(labels or {})}
     bins: dict[float, dict[str, int]] = {}
     pairs: list[str] = []
     for plane in result.get("planes", []):
         for entry in plane.get("lengths", []):
-            pair = f"{entry['a']}–{entry['b']}"
+            a, b = (labels.get(f"role_{entry[end]}", entry[end]) for end in ("a", "b"))
+            pair = f"{a}–{b}"
             if plane["name"] != "compute":
-                pair = f"{plane['name']}: {pair}"
+                pair = f"{labels.get('plane_' + plane['name'], plane['name'])}: {pair}"
             if pair not in pairs:
                 pairs.append(pair)
             by_pair = bins.setdefault(float(entry["length_m"]), {})

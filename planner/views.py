@@ -18,13 +18,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 from django_filters.views import FilterView
 
 from catalog.selectors import default_price_list, price_map
 from core.selectors import user_team
 from planner import exports, selectors, services
+from planner.engine.generic import DEFAULT_FORM_FACTOR
 from planner.engine.request import to_dict
+from planner.engine.text import Text, from_dict
 from planner.filters import DesignFilterSet
 from planner.forms import (
     META_FIELDS,
@@ -38,7 +41,7 @@ from planner.forms import (
     step_by_key,
     step_of_field,
 )
-from planner.i18n import localized_result
+from planner.i18n import localized_result, translated
 from planner.models import Design, Scenario
 from planner.plan import build_plan
 from planner.svg import gantt_svg, lengths_svg, topology_svg
@@ -108,9 +111,252 @@ def _media_mix(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _summary(result: Mapping[str, Any], prices: Mapping[str, Any]) -> dict[str, Any]:
+def gap_texts(result: Mapping[str, Any]) -> dict[str, Text]:
+    """The generic parts of a design (catalog gaps), by the English name the engine gave them,
+    with their translatable texts: links and cabling rows name a generic part in English only."""
+    texts: dict[str, Text] = {}
+    for line in result.get("bom") or []:
+        text = line.get("description_text") if isinstance(line, Mapping) else None
+        if line.get("catalog_gap") and isinstance(text, Mapping):
+            texts.setdefault(str(line.get("description") or ""), from_dict(text))
+    return texts
+
+
+def part_name(sku: str | None, name: str, gaps: Mapping[str, Text]) -> str:
+    """A part as the reader names it: its SKU, or a generic part's name in their language."""
+    if sku:
+        return sku
+    text = gaps.get(name)
+    return translated(text) if text is not None else name
+
+
+def product_names(result: Mapping[str, Any]) -> dict[str, str]:
+    """The catalog's names of a design's products in the reader's language (the result keeps
+    the English names it was sized with); products since removed keep those."""
+    from catalog.models import Product
+
+    skus = {str(line.get("sku")) for line in result.get("bom") or [] if line.get("sku")}
+    for link in result.get("links") or []:
+        skus.update(str(line.get("sku")) for line in link.get("fibre") or [] if line.get("sku"))
+    if not skus:
+        return {}
+    return {
+        p.sku: p.name
+        for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
+        if p.name
+    }
+
+
+def localized_bom(
+    bom: list[Mapping[str, Any]], names: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """BOM entries in the reader's language: a generic part's description from its text, a
+    catalog product's from `names` (`product_names`)."""
+    lines = []
+    for line in bom:
+        entry = dict(line)
+        text = line.get("description_text")
+        if line.get("catalog_gap") and isinstance(text, Mapping):
+            entry["description"] = translated(from_dict(text))
+        elif names and line.get("sku") in names:
+            entry["description"] = names[str(line["sku"])]
+        # Results stored before the engine kept maxima: the typical figure.
+        entry.setdefault("power_max_w", entry.get("power_w", 0))
+        entry["plane_label"] = plane_label(str(line.get("plane") or ""))
+        entry["tier_label"] = tier_label(str(line.get("tier") or ""))
+        lines.append(entry)
+    return lines
+
+
+def tier_label(tier: str) -> str:
+    """A BOM line's tier ("leaf") or tier pair ("server-leaf") in words."""
+    return "–".join(_role_label(role) for role in tier.split("-")) if tier else ""
+
+
+def _role_label(role: str) -> str:
+    labels = {
+        "server": _("Server"),
+        "endpoint": _("Endpoint"),
+        "storage": _("Storage node"),
+        "leaf": _("Leaf"),
+        "spine": _("Spine"),
+        "core": _("Core"),
+    }
+    return labels.get(role, role)
+
+
+def role_labels() -> dict[str, str]:
+    """Tier and plane names for the drawings (`planner.svg.lengths_svg`)."""
+    roles = ("server", "endpoint", "storage", "leaf", "spine", "core")
+    planes = ("compute", "storage", "frontend", "oob")
+    return {
+        **{f"role_{role}": _role_label(role) for role in roles},
+        **{f"plane_{plane}": plane_label(plane) for plane in planes},
+    }
+
+
+def plane_label(plane: str) -> str:
+    labels = {
+        "compute": _("Compute fabric"),
+        "storage": _("Storage"),
+        "frontend": _("Frontend"),
+        "oob": _("Out-of-band management"),
+    }
+    return labels.get(plane, plane)
+
+
+def _end_row(end: Any, role: str, speed: int) -> dict[str, Any]:
+    """One end of a link group: "Leaf · QSFP28 × 4 (4x25G)" = role, cage form factor, cages,
+    and the links each cage carries when it is broken out."""
+    if not isinstance(end, Mapping):  # a result stored before the engine described its ends
+        return {"role": _role_label(role), "label": _role_label(role), "cages": None}
+    form = end.get("form_factor") or _("NIC")
+    cages = int(end.get("cages") or 0)
+    per_cage = int(end.get("links_per_cage") or 1)
+    role_label = _role_label(str(end.get("role") or role))
+    label = f"{role_label} · {form} × {cages:,}"
+    if per_cage > 1:
+        label += f" ({per_cage}x{speed}G)"
+    return {
+        "role": role_label,
+        "form_factor": form,
+        "cages": cages,
+        "links_per_cage": per_cage,
+        "breakout": f"{per_cage}x{speed}G" if per_cage > 1 else "",
+        "label": label,
+    }
+
+
+def _generic_module(
+    link: Mapping[str, Any], end: Any, bom: list[Mapping[str, Any]], gaps: Mapping[str, Text]
+) -> str:
+    """The name of the generic module at one end: the link keeps no name for it, the BOM does
+    (one line per generic module of the tier pair; the module's speed and cage tell them apart)."""
+    pair = f"{link.get('a')}-{link.get('b')}"
+    candidates = [
+        str(line.get("description") or "")
+        for line in bom
+        if line.get("catalog_gap")
+        and line.get("category") == "transceiver"
+        and line.get("plane") == link.get("plane")
+        and line.get("tier") == pair
+    ]
+    speed = int(link.get("speed_gbps") or 0)
+    if isinstance(end, Mapping):
+        speed *= int(end.get("links_per_cage") or 1)
+        form = end.get("form_factor")
+        default = DEFAULT_FORM_FACTOR.get(int(link.get("speed_gbps") or 0))
+        form = form or (default.value if default else "")
+        prefix = f"{speed:,}G {form} "
+        fitting = [name for name in candidates if name.startswith(prefix)]
+        candidates = fitting or candidates
+    if candidates:
+        return part_name("", candidates[0], gaps)
+    return _("Generic module")
+
+
+def link_rows(
+    result: Mapping[str, Any], catalog_names: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """How each link group is built, for the design page and the proposal: both ends, the cable
+    or assembly, the modules at each end and the passive fibre, generic parts marked."""
+    bom = [line for line in result.get("bom") or [] if isinstance(line, Mapping)]
+    gaps = gap_texts(result)
+    names = {
+        str(line["sku"]): str(line.get("description") or "") for line in bom if line.get("sku")
+    }
+    for link in result.get("links") or []:
+        for line in link.get("fibre") or []:
+            if line.get("sku"):
+                names.setdefault(str(line["sku"]), str(line.get("description") or ""))
+    names.update(catalog_names or {})
+    rows = []
+    for link in result.get("links") or []:
+        speed = int(link.get("speed_gbps") or 0)
+        ends = {
+            side: _end_row(link.get(f"end_{side}"), str(link.get(side) or ""), speed)
+            for side in ("a", "b")
+        }
+        modules = []
+        for side in ("a", "b"):
+            sku = link.get(f"transceiver_sku_{side}")
+            count = int(link.get(f"transceivers_{side}") or 0)
+            if sku is None or not count:
+                continue
+            end = link.get(f"end_{side}")
+            modules.append(
+                {
+                    "end": ends[side]["role"],
+                    "name": sku or _generic_module(link, end, bom, gaps),
+                    "description": names.get(sku, "") if sku else "",
+                    "quantity": count,
+                    "generic": not sku,
+                }
+            )
+        fibre = [
+            {
+                "kind": str(line.get("kind") or ""),
+                "kind_label": _fibre_kind(str(line.get("kind") or "")),
+                "name": part_name(line.get("sku"), str(line.get("description") or ""), gaps),
+                "description": names.get(str(line.get("sku")), "") if line.get("sku") else "",
+                "quantity": int(line.get("quantity") or 0),
+                "note": _("%(n)s ports used") % {"n": f"{int(line['ports_used']):,}"}
+                if line.get("ports_used")
+                else "",
+                "generic": not line.get("sku"),
+            }
+            for line in link.get("fibre") or []
+        ]
+        cable_sku = str(link.get("cable_sku") or "")
+        cable_name = str(link.get("cable_description") or cable_sku)
+        cable = {
+            "name": part_name(cable_sku, cable_name, gaps),
+            "description": names.get(cable_sku, cable_name) if cable_sku else "",
+            "quantity": int(link.get("cables") or 0),
+            "note": _links_per_cable(int(link.get("links_per_cable") or 1)),
+            "generic": not cable_sku,
+        }
+        rows.append(
+            {
+                "plane": link.get("plane", ""),
+                "plane_label": plane_label(str(link.get("plane") or "")),
+                "a": _role_label(str(link.get("a") or "")),
+                "b": _role_label(str(link.get("b") or "")),
+                "speed_gbps": speed,
+                "media": str(link.get("media") or ""),
+                "length_m": link.get("length_m"),
+                "count": int(link.get("count") or 0),
+                "end_a": ends["a"],
+                "end_b": ends["b"],
+                # Optical links: the fibre lines say it all (the run's fibre is the first).
+                "cable": None if fibre else cable,
+                "fibre": fibre,
+                "modules": modules,
+                "catalog_gap": bool(link.get("catalog_gap")),
+            }
+        )
+    return rows
+
+
+def _links_per_cable(n: int) -> str:
+    if n <= 1:
+        return ""
+    return ngettext("%(n)s link per cable", "%(n)s links per cable", n) % {"n": n}
+
+
+def _fibre_kind(kind: str) -> str:
+    labels = {"patch_cord": _("Patch cord"), "trunk": _("Trunk"), "patch_panel": _("Patch panel")}
+    return labels.get(kind, kind)
+
+
+def _summary(
+    result: Mapping[str, Any], prices: Mapping[str, Any], names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """What the wizard's live panel and the design page show, from the engine's result."""
     estimate = selectors.bom_estimate(result.get("bom", []), dict(prices))
+    # Generic parts (catalog gaps) have no SKU: named in the reader's language, to be priced.
+    estimate["lines"] = localized_bom(estimate["lines"], names)  # type: ignore[arg-type]
+    estimate["unpriced"] = [sku for sku in estimate["unpriced"] if sku]  # type: ignore[attr-defined]
     gpus = result.get("gpus") or 1
     total: Decimal = estimate["total"]  # type: ignore[assignment]
     return {
@@ -120,6 +366,14 @@ def _summary(result: Mapping[str, Any], prices: Mapping[str, Any]) -> dict[str, 
         "estimate": estimate,
         "price_per_gpu": (total / gpus).quantize(Decimal("0.01")) if total else None,
         "currency": _currency(),
+        "gap_lines": sum(1 for line in result.get("bom", []) if line.get("catalog_gap")),
+        # What the estimate leaves out: generic parts by name, products without a price by SKU.
+        "not_priced": list(
+            dict.fromkeys(
+                [line["description"] for line in estimate["lines"] if line.get("catalog_gap")]  # type: ignore[attr-defined]
+                + estimate["unpriced"]  # type: ignore[operator]
+            )
+        ),
     }
 
 
@@ -457,14 +711,31 @@ def _tier_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _power_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str], dict[str, int]] = defaultdict(
-        lambda: {"quantity": 0, "power_w": 0, "rack_units": 0}
+        lambda: {"quantity": 0, "power_w": 0, "power_max_w": 0, "rack_units": 0}
     )
     for line in result.get("bom", []):
         entry = groups[(line.get("plane", ""), line.get("category", ""))]
         entry["quantity"] += int(line.get("quantity", 0))
         entry["power_w"] += int(line.get("power_w", 0))
+        # Results stored before the engine kept maxima: the typical figure.
+        entry["power_max_w"] += int(line.get("power_max_w", line.get("power_w", 0)))
         entry["rack_units"] += int(line.get("rack_units", 0))
-    return [{"plane": p, "category": c, **v} for (p, c), v in sorted(groups.items())]
+    return [
+        {"plane": p, "plane_label": plane_label(p), "category": c,
+         "category_label": _category_label(c), **v}
+        for (p, c), v in sorted(groups.items())
+    ]  # fmt: skip
+
+
+def _category_label(category: str) -> str:
+    labels = {
+        "nic": _("NICs"),
+        "switch": _("Switches"),
+        "transceiver": _("Transceivers"),
+        "cable": _("Cables and fibre"),
+        "patch_panel": _("Patch panels"),
+    }
+    return labels.get(category, category)
 
 
 @login_required
@@ -479,12 +750,19 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
     result = design.result
     if result:
         plan, gantt = _gantt(result)
+        names = product_names(result)
+        links = link_rows(result, names)
         context.update(
-            _summary(result, price_map()),
+            _summary(result, price_map(), names),
             topology=topology_svg(result, topology_labels()),
-            lengths=lengths_svg(result, {"title": _("Cable lengths"), "links": _("links")}),
+            lengths=lengths_svg(
+                result, {"title": _("Cable lengths"), "links": _("links"), **role_labels()}
+            ),
             tier_rows=_tier_rows(result),
+            link_rows=links,
+            link_gaps=any(row["catalog_gap"] for row in links),
             power_rows=_power_rows(result),
+            power_max_w=result.get("power_max_w", result.get("power_w", 0)),
             plan=plan,
             gantt=gantt,
             phase_labels={key: _(label) for key, label in PHASE_LABELS.items()},

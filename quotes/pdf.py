@@ -24,7 +24,7 @@ from quotes.models import QuoteRevision
 from quotes.selectors import grouped_lines
 
 # Bump when a template changes what a document says: a new version renders a new document.
-TEMPLATE_VERSION = "2026.11.2"
+TEMPLATE_VERSION = "2026.11.3"
 # Beyond this many cables the schedule is attached to the PDF as a spreadsheet, not printed.
 CABLING_ROWS_IN_PDF = 60
 # Above this, even the attachment is left out; the design page and API stream it instead.
@@ -42,10 +42,11 @@ class RenderedDocument:
 def _labels() -> dict[str, str]:
     """Labels inside the SVG drawings, in the active language (the design page's, plus the
     plan's phases)."""
-    from planner.views import topology_labels
+    from planner.views import role_labels, topology_labels
 
     return {
         **topology_labels(),
+        **role_labels(),
         "title": _("Cable lengths"),
         "requirements": _("Requirements"),
         "design": _("Design"),
@@ -104,6 +105,54 @@ def _cabling_rows(design: Any, limit: int) -> list[Any]:
     return list(itertools.islice(iter_cabling(design), limit))
 
 
+def _printed_cabling_rows(rows: list[Any], gaps: dict[str, Any]) -> list[dict[str, Any]]:
+    """Cabling rows as the proposal prints them: each end's cage and plug, a generic part by its
+    name in the reader's language, and breakout legs ('+') allowed to wrap."""
+    from planner.views import part_name
+
+    def plug(name: str) -> dict[str, Any]:
+        return {"name": part_name("", name, gaps), "generic": name in gaps}
+
+    def end_plug(name: str, cable: str) -> dict[str, Any]:
+        # No module: the cable's own end goes into the cage (DAC, AEC, AOC).
+        return plug(name) if name != cable else {"name": _("cable end"), "generic": False}
+
+    def form(value: str) -> str:
+        return _("NIC") if value in ("", "NIC") else value
+
+    return [
+        {
+            "label": row.label,
+            "a_device": row.a_device.replace("+", "+\u200b"),
+            "a_port": row.a_port.replace("+", "+\u200b"),
+            "a_form_factor": form(row.a_form_factor),
+            "a_plug": end_plug(row.a_plug, row.cable),
+            "b_device": row.b_device.replace("+", "+\u200b"),
+            "b_port": row.b_port.replace("+", "+\u200b"),
+            "b_form_factor": form(row.b_form_factor),
+            "b_plug": end_plug(row.b_plug, row.cable),
+            "speed_gbps": row.speed_gbps,
+            "media": row.media.value,
+            "length_m": row.length_m,
+            "links": row.links,
+            "cable": plug(row.cable or row.cable_sku),
+        }
+        for row in rows
+    ]
+
+
+def _group_tier_label(tier: str) -> str:
+    from planner.views import tier_label
+
+    services = {
+        "poc": _("POC validation"),
+        "pilot": _("Pilot deployment"),
+        "full": _("Full deployment"),
+        "support": _("Operations support"),
+    }
+    return services.get(tier) or tier_label(tier)
+
+
 def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
     """What the validation tests should show on this design, from first principles:
 
@@ -128,6 +177,8 @@ def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plan(revision: QuoteRevision, result: dict[str, Any], start: date) -> Any:
+    from planner.views import localized_bom, product_names
+
     planes = result.get("planes") or [{}]
     su_servers = int(planes[0].get("group_servers") or result.get("servers") or 1)
     switches = sum(int(v) for v in (result.get("switches") or {}).values())
@@ -136,7 +187,8 @@ def _plan(revision: QuoteRevision, result: dict[str, Any], start: date) -> Any:
         su_servers=su_servers,
         cables=int(result.get("cables_total") or 0),
         switches=switches,
-        bom=result.get("bom") or [],
+        # Product and generic part names in the document's language.
+        bom=localized_bom(result.get("bom") or [], product_names(result)),
         start=start,
     )
 
@@ -185,7 +237,17 @@ def document_context(
         design = design_size(request_data=design_request).design if design_request else None
         context["failures"] = _failure_analysis(design) if design else []
         context["expected"] = expected_figures(result)
+        from planner.views import gap_texts, link_rows, localized_bom, product_names
+
+        # The quote's lines as written (in the customer's language, frozen with the quote).
         context["groups"] = grouped_lines(list(revision.lines.all()))
+        for group in context["groups"]:
+            group.tier_label = _group_tier_label(group.tier)
+        names = product_names(result)
+        context["link_rows"] = link_rows(result, names)
+        context["link_gaps"] = any(row["catalog_gap"] for row in context["link_rows"])
+        context["bom_lines"] = localized_bom(result.get("bom") or [], names)
+        context["power_max_w"] = result.get("power_max_w", result.get("power_w", 0))
         context["rack_units"] = sum(
             int(line.get("rack_units") or 0) for line in result.get("bom", [])
         )
@@ -194,7 +256,9 @@ def document_context(
         context["cabling_inline"] = []
         context["cabling_attached"] = False
         if design and cables <= CABLING_ROWS_IN_PDF:
-            context["cabling_inline"] = _cabling_rows(design, CABLING_ROWS_IN_PDF)
+            context["cabling_inline"] = _printed_cabling_rows(
+                _cabling_rows(design, CABLING_ROWS_IN_PDF), gap_texts(result)
+            )
         elif design and cables <= CABLING_ROWS_ATTACHED:
             from weasyprint import Attachment
 
