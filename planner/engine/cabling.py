@@ -10,16 +10,16 @@ from dataclasses import dataclass
 
 from planner.engine import names
 from planner.engine.catalog import FormFactor, MediaKind
-from planner.engine.design import Design, LinkGroup, PlaneDesign, PlaneShape
+from planner.engine.design import Design, DownPart, LinkGroup, PlaneDesign, PlaneShape
 from planner.engine.media import (
     leaf_link_runs,
     pod_leaf_runs,
     rail_style,
-    spine_cage_runs,
     spine_core_run_m,
     switch_end,
 )
 from planner.engine.request import Layout
+from planner.engine.wiring import locate, lower_part_of_cage, port_name, upper_cage_runs
 
 LABEL_PREFIX = {"compute": "CMP", "storage": "STO", "frontend": "FE", "oob": "OOB"}
 
@@ -97,7 +97,7 @@ def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Ite
                             run = max(runs[first : first + lanes])
                             link_group = plane.run_media(
                                 "endpoint" if shape.style == "packed" else "server", "leaf",
-                                run, part.form_factor, part.ways,
+                                run, part,
                             )  # fmt: skip
                             device, port = _endpoint(
                                 plane, shape, leaf_index, logical, first_server, within,
@@ -145,75 +145,81 @@ def _endpoint(
 
 
 def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
+    """Leaf-spine and spine-core links, device by device, each on the cage `wiring` gives it
+    at both ends (the same enumeration sizing counted)."""
     shape = plane.shape
     if shape.tiers < 2:
         return
-    leaf_tier, spine_tier = plane.tiers[0], plane.tiers[1]
-    # Uplinks start after the leaf's downlink cages in their group; spine ports count from 0.
-    first_up = plane.leaf_uplink_first_port
-    leaf_ways = _ways(leaf_tier.uplink_breakout)
-    spine_ways = _ways(spine_tier.downlink_breakout)
-    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
     m = shape.leaf_spine_links
-    cage_runs: dict[int, tuple[float, ...]] = {}
+    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
+    upper, lower = plane.spine_down_parts, plane.leaf_up_parts
+    cage_runs: dict[int, tuple[tuple[float, ...], ...]] = {}
     for fabric_plane in range(shape.fabric_planes):
         for leaf_index in range(shape.leaves):
             leaf_name = names.leaf(shape, fabric_plane, leaf_index)
             pod, in_pod = divmod(leaf_index, pod_leaves) if shape.tiers == 3 else (0, leaf_index)
             if pod not in cage_runs:
-                # Each spine cage is cut for the farthest leaf its lanes reach (as sized).
-                runs = pod_leaf_runs(shape, layout, pod)
-                cage_runs[pod] = spine_cage_runs(runs, m, spine_ways)
+                cage_runs[pod] = upper_cage_runs(pod_leaf_runs(shape, layout, pod), m, upper)
             for k in range(shape.leaf_uplinks):
                 spine_index, lane = divmod(k, m)
-                spine_name = names.spine(shape, fabric_plane, pod, spine_index)
-                logical = in_pod * m + lane
-                run = cage_runs[pod][logical // spine_ways]
-                yield _Link(
-                    a_device=spine_name,
-                    a_port=names.port(logical, spine_ways),
-                    a_physical=f"{spine_name}:{logical // spine_ways}",
-                    b_device=leaf_name,
-                    b_port=names.port(k, leaf_ways, first_up),
-                    b_physical=f"{leaf_name}:{first_up + k // leaf_ways}",
-                    group=plane.run_media("leaf", "spine", run),
-                )
+                yield _switch_link(
+                    plane, "leaf", "spine", upper, lower, m, cage_runs[pod],
+                    names.spine(shape, fabric_plane, pod, spine_index), in_pod * m + lane,
+                    spine_index, leaf_name, k,
+                )  # fmt: skip
     if shape.tiers < 3:
         return
-    core_tier = plane.tiers[2]
-    core_ways = _ways(core_tier.downlink_breakout)
-    spine_up_ways = _ways(spine_tier.uplink_breakout)
-    spine_first_up = spine_tier.ports_used - -(-shape.spine_uplinks // spine_up_ways)
-    run = spine_core_run_m(layout)
-    link_group = plane.run_media("spine", "core", run)
     mc = shape.spine_core_links
+    upper, lower = plane.core_down_parts, plane.spine_up_parts
+    runs = upper_cage_runs((spine_core_run_m(layout),) * shape.pods, mc, upper)
     for fabric_plane in range(shape.fabric_planes):
         for pod in range(shape.pods):
             for spine_index in range(shape.spines_per_pod):
                 spine_name = names.spine(shape, fabric_plane, pod, spine_index)
                 for k in range(shape.spine_uplinks):
                     member, lane = divmod(k, mc)
-                    core_index = spine_index * shape.cores_per_group + member
-                    core_name = names.core(shape, fabric_plane, core_index)
-                    logical = pod * mc + lane
-                    yield _Link(
-                        a_device=core_name,
-                        a_port=names.port(logical, core_ways),
-                        a_physical=f"{core_name}:{logical // core_ways}",
-                        b_device=spine_name,
-                        b_port=names.port(k, spine_up_ways, spine_first_up),
-                        b_physical=f"{spine_name}:{spine_first_up + k // spine_up_ways}",
-                        group=link_group,
+                    core = names.core(
+                        shape, fabric_plane, spine_index * shape.cores_per_group + member
                     )
+                    yield _switch_link(
+                        plane, "spine", "core", upper, lower, mc, runs, core, pod * mc + lane,
+                        member, spine_name, k,
+                    )  # fmt: skip
+
+
+def _switch_link(
+    plane: PlaneDesign,
+    a: str,
+    b: str,
+    upper: tuple[DownPart, ...],
+    lower: tuple[DownPart, ...],
+    links: int,
+    cage_runs: tuple[tuple[float, ...], ...],
+    upper_name: str,
+    upper_index: int,
+    switch: int,
+    lower_name: str,
+    lower_index: int,
+) -> _Link:
+    """One link: port `upper_index` of switch `upper_name` (the `switch`-th upper switch of the
+    lower device) to uplink `lower_index` of `lower_name`."""
+    part, cage, _ = locate(upper, upper_index)
+    upper_port, upper_cage = port_name(upper, upper_index)
+    lower_port, lower_cage = port_name(lower, lower_index)
+    li = lower_part_of_cage(upper, lower, links, switch, part, cage)
+    return _Link(
+        a_device=upper_name,
+        a_port=upper_port,
+        a_physical=f"{upper_name}:{upper_cage}",
+        b_device=lower_name,
+        b_port=lower_port,
+        b_physical=f"{lower_name}:{lower_cage}",
+        group=plane.run_media(a, b, cage_runs[part][cage], upper[part], lower[li]),
+    )
 
 
 def _form(form_factor: FormFactor | None) -> str:
     return form_factor.value if form_factor else "NIC"
-
-
-def _ways(breakout: str) -> int:
-    head = breakout.split("x", 1)[0]
-    return int(head) if breakout and head.isdigit() else 1
 
 
 def _group_first_server(shape: PlaneShape, group: int) -> int:
@@ -270,19 +276,22 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
             label=f"{prefix}-{counter[0]:07d}",
         )
 
+    # A cable that carries several links waits until every lane of its cage has come by: the
+    # lanes of one spine cage reach it from several leaves, between other leaves' links.
+    open_cages: dict[tuple[str, int], list[_Link]] = {}
     for link in links:
-        if pending and (
-            link.cage != pending[0].cage
-            or link.group is not pending[0].group
-            or len(pending) >= link.group.links_per_cable
-        ):
-            yield flush()
-            pending = []
-        pending.append(link)
         if link.group.links_per_cable <= 1:
+            pending = [link]
             yield flush()
-            pending = []
-    if pending:
+            continue
+        key = (link.cage, id(link.group))
+        lanes = open_cages.setdefault(key, [])
+        lanes.append(link)
+        if len(lanes) >= link.group.links_per_cable:
+            pending = open_cages.pop(key)
+            yield flush()
+    for lanes in open_cages.values():  # partly used cages
+        pending = lanes
         yield flush()
 
 

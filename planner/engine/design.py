@@ -170,6 +170,8 @@ class RunMedia(NamedTuple):
     link_index: int  # into PlaneDesign.links
     form_factor: FormFactor | None = None
     ways: int = 1
+    lower_form_factor: FormFactor | None = None
+    lower_ways: int = 1
 
 
 class DownPart(NamedTuple):
@@ -240,17 +242,36 @@ class PlaneDesign:
     runs: tuple[RunMedia, ...] = ()
     # How a leaf with so many downlinks spreads them over its port groups, by downlink count.
     down_parts: tuple[tuple[int, tuple[DownPart, ...]], ...] = ()
-    leaf_uplink_first_port: int = 0  # physical port (0-based) of the leaf's first uplink cage
+    # The port groups of each switch-to-switch end (`wiring.port_parts`).
+    leaf_up_parts: tuple[DownPart, ...] = ()
+    spine_down_parts: tuple[DownPart, ...] = ()
+    spine_up_parts: tuple[DownPart, ...] = ()
+    core_down_parts: tuple[DownPart, ...] = ()
 
     def run_media(
-        self, a: str, b: str, run_m: float, form_factor: FormFactor | None = None, ways: int = 0
+        self,
+        a: str,
+        b: str,
+        run_m: float,
+        upper: DownPart | None = None,
+        lower: DownPart | None = None,
     ) -> LinkGroup:
+        """The group carrying links of a computed run between cages of these parts."""
         for run in self.runs:
-            if run.a == a and run.b == b and abs(run.run_m - run_m) < 1e-6:
-                if ways and (run.ways != ways or run.form_factor != form_factor):
-                    continue
-                return self.links[run.link_index]
-        raise KeyError((a, b, run_m, form_factor, ways))
+            if run.a != a or run.b != b or abs(run.run_m - run_m) >= 1e-6:
+                continue
+            if upper is not None and (run.ways, run.form_factor) != (
+                upper.ways,
+                upper.form_factor,
+            ):
+                continue
+            if lower is not None and (run.lower_ways, run.lower_form_factor) != (
+                lower.ways,
+                lower.form_factor,
+            ):
+                continue
+            return self.links[run.link_index]
+        raise KeyError((a, b, run_m, upper, lower))
 
     def leaf_parts(self, downlinks: int) -> tuple[DownPart, ...]:
         for count, parts in self.down_parts:

@@ -48,14 +48,14 @@ from planner.engine.media import (
     PortEnd,
     leaf_link_runs,
     leaf_pattern_key,
-    leaf_spine_cages,
+    pod_leaf_runs,
     rail_server_cages,
     rail_style,
     selector_for,
-    spine_core_lengths,
+    spine_core_run_m,
     switch_end,
 )
-from planner.engine.ports import SwitchModel, leaf_capacity, parse_inline, ways
+from planner.engine.ports import SwitchModel, parse_inline, ways
 from planner.engine.request import (
     DesignRequest,
     Fabric,
@@ -66,6 +66,7 @@ from planner.engine.request import (
     resolve_switch,
 )
 from planner.engine.text import Text, gettext_noop, text
+from planner.engine.wiring import fabric_cages, port_parts
 
 __all__ = [
     "DesignError",
@@ -98,6 +99,20 @@ def _fraction(value: float) -> Fraction:
     return Fraction(str(value)).limit_denominator(1000)
 
 
+def _label(model: SwitchModel, speed: int, parts: tuple[DownPart, ...]) -> str:
+    """How ports run at `speed`: "" when native, "2x400G" when broken out, "+"-joined when the
+    links span port groups ("" + "4x25G": 48 native SFP28 and QSFP28 cages broken out)."""
+    if not parts:
+        return model.breakout_label(speed)
+    labels = []
+    for part in parts:
+        if part.ways > 1:
+            labels.append(f"{part.ways}x{speed}G")
+        else:
+            labels.append(model.breakout_label(speed) if len(parts) == 1 else "")
+    return labels[0] if len(labels) == 1 else "+".join(label or "native" for label in labels)
+
+
 def _tier(
     *,
     plane: str,
@@ -110,12 +125,8 @@ def _tier(
     up_gbps: int,
     target: float | None,
 ) -> TierDesign:
-    fit = leaf_capacity(model, down_gbps, up_gbps if up else None, down)
-    physical_down = fit[1] if fit else down
-    physical_up = 0
-    if up:
-        physical_up = ceil_div(up, switch_end(model, up_gbps, fastest=True).ways)
-    used = physical_down + physical_up
+    down_parts, up_parts = port_parts(model, down_gbps, down, up_gbps if up else 0, up)
+    used = sum(ceil_div(p.links, p.ways) for p in (*down_parts, *up_parts))
     achieved = round(down * down_gbps / (up * up_gbps), 4) if up else None
     return TierDesign(
         plane=plane,
@@ -131,8 +142,8 @@ def _tier(
         uplinks=up,
         downlink_speed_gbps=down_gbps,
         uplink_speed_gbps=up_gbps if up else 0,
-        downlink_breakout=model.breakout_label(down_gbps),
-        uplink_breakout=model.breakout_label(up_gbps) if up else "",
+        downlink_breakout=_label(model, down_gbps, down_parts),
+        uplink_breakout=_label(model, up_gbps, up_parts) if up else "",
         oversubscription_target=target if up else None,
         oversubscription=achieved,
         power_w=model.power_w,
@@ -198,6 +209,7 @@ def _link_groups(
     selector: MediaSelector,
     shared: bool,
     lower_links: int = 1,
+    lower_by_run: Mapping[float, int] | None = None,
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
     """Link groups with the computed runs each one carries. `units` counts the upper tier's
     cages (`end_a`, the fat end of a breakout) by (run, links used in the cage); `end_b` is the
@@ -227,6 +239,8 @@ def _link_groups(
         # Each lower device fills its own cages: `lower_links` links in ceil(lower_links / ways)
         # cages (2 uplinks of a leaf in a 4x100G cage take the whole cage).
         lower_cages = ceil_div(links * ceil_div(lower_links, end_b.ways), lower_links)
+        if lower_by_run is not None:  # counted cage by cage (`wiring.fabric_cages`)
+            lower_cages = sum(lower_by_run.get(run, 0) for run in runs)
         if choice.links_per_cable > end_a.ways:
             cables = lower_cages
         optics = choice.transceiver_a is not None
@@ -357,24 +371,6 @@ def _down_parts(
     return tuple(out)
 
 
-def _uplink_first_port(model: SwitchModel, shape: PlaneShape) -> int:
-    """The leaf's uplinks sit on its fastest group that runs them, after the cages its downlinks
-    took in that group (`ports.leaf_capacity`)."""
-    if shape.tiers < 2:
-        return 0
-    firsts = _group_first_ports(model)
-    up = shape.uplink_speed_gbps
-    groups = sorted(model.port_groups, key=lambda g: g.speed_gbps, reverse=True)
-    group = next((g for g in groups if ways(g, up)), None)
-    if group is None:
-        return 0
-    parts = _down_parts(model, shape)[-1][1] if shape.leaf_groups else ()
-    used = sum(
-        -(-part.links // part.ways) for part in parts if part.first_port == firsts[id(group)]
-    )
-    return firsts[id(group)] + used
-
-
 def _leaf_cages(
     runs: tuple[float, ...], split: tuple[tuple[PortEnd, int], ...]
 ) -> Counter[tuple[PortEnd, float, int]]:
@@ -436,6 +432,90 @@ def _down_units(
     return units
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Parts:
+    leaf_up: tuple[DownPart, ...] = ()
+    spine_down: tuple[DownPart, ...] = ()
+    spine_up: tuple[DownPart, ...] = ()
+    core_down: tuple[DownPart, ...] = ()
+
+
+def _fabric_parts(shape: PlaneShape, models: _PlaneModels) -> _Parts:
+    """The port groups each switch-to-switch end uses (`wiring.port_parts`)."""
+    if shape.tiers < 2:
+        return _Parts()
+    nic, up, core = shape.nic_speed_gbps, shape.uplink_speed_gbps, shape.core_speed_gbps
+    leaf_up = port_parts(models.leaf, nic, shape.leaf_downlinks, up, shape.leaf_uplinks)[1]
+    spine_down, spine_up = port_parts(
+        models.spine, up, shape.spine_downlinks, core, shape.spine_uplinks
+    )
+    core_down: tuple[DownPart, ...] = ()
+    if shape.tiers == 3:
+        core_down = port_parts(models.core, core, shape.pods * shape.spine_core_links, 0, 0)[0]
+    return _Parts(leaf_up=leaf_up, spine_down=spine_down, spine_up=spine_up, core_down=core_down)
+
+
+def _part_label(part: DownPart, speed: int) -> str:
+    form = part.form_factor.value if part.form_factor else "?"
+    return f"{form} {part.ways}x{speed}G" if part.ways > 1 else f"{form} {speed}G"
+
+
+def _end(part: DownPart) -> PortEnd:
+    return PortEnd(form_factor=part.form_factor, native_gbps=0, ways=part.ways)
+
+
+def _fabric_groups(
+    plane: str,
+    a: str,
+    b: str,
+    spans: list[tuple[float, ...]],
+    links: int,
+    switches: int,
+    copies: int,
+    speed: int,
+    upper: tuple[DownPart, ...],
+    lower: tuple[DownPart, ...],
+    selector: MediaSelector,
+) -> list[tuple[LinkGroup, tuple[float, ...]]]:
+    """Link groups between the lower devices of each span (their runs, in order) and the
+    `switches` upper switches serving it, `copies` times over (fabric planes, core groups)."""
+    units: dict[tuple[int, int], Counter[tuple[float, int]]] = {}
+    lowers: dict[tuple[int, int], Counter[float]] = {}
+    for runs in spans:
+        cages = fabric_cages(runs, links, switches, upper, lower)
+        if cages.mixed:
+            raise SwitchMismatch(
+                text(
+                    gettext_noop(
+                        "%(plane)s %(a)s-%(b)s: one cage's links would land in ports of "
+                        "different kinds at the other end (%(upper)s and %(lower)s), which no "
+                        "cable or module joins; choose a %(b)s switch with one kind of port at "
+                        "%(speed)sG."
+                    ),
+                    plane=plane,
+                    a=a,
+                    b=b,
+                    upper=" + ".join(_part_label(p, speed) for p in upper),
+                    lower=" + ".join(_part_label(p, speed) for p in lower),
+                    speed=speed,
+                )
+            )
+        for (ui, li, run, lanes), count in cages.upper:
+            units.setdefault((ui, li), Counter())[(run, lanes)] += count * copies
+        for (ui, li, run), count in cages.lower:
+            lowers.setdefault((ui, li), Counter())[run] += count * copies
+    out: list[tuple[LinkGroup, tuple[float, ...]]] = []
+    for (ui, li), counted in sorted(units.items()):
+        top, bottom = upper[ui], lower[li]
+        # Lanes of one cage may share a straight cable only if they all join the same two cages.
+        shared = links % top.ways == 0 and links % bottom.ways == 0
+        out += _link_groups(
+            plane, a, b, counted, speed, _end(top), _end(bottom), selector, shared,
+            lower_by_run=lowers.get((ui, li), Counter()),
+        )  # fmt: skip
+    return out
+
+
 def _plane(
     shape: PlaneShape,
     models: _PlaneModels,
@@ -464,28 +544,21 @@ def _plane(
             with_runs += _link_groups(
                 models.name, a_name, "leaf", units, nic, leaf_down, nic_end, selector, True
             )
+    parts = _fabric_parts(shape, models)
     if shape.tiers >= 2:
-        up = shape.uplink_speed_gbps
-        spine_end = switch_end(models.spine, up, fastest=False)
-        leaf_up = switch_end(models.leaf, up, fastest=True)
-        # Lanes of one cage may share a cable only if they all run between the same two switches.
-        m = shape.leaf_spine_links
-        shared = m % spine_end.ways == 0 and m % leaf_up.ways == 0
-        with_runs += _link_groups(
-            models.name, "leaf", "spine",
-            leaf_spine_cages(shape, layout, spine_end.ways), up,
-            spine_end, leaf_up, selector, shared, shape.leaf_uplinks,
+        spans = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
+        pods = [pod_leaf_runs(shape, layout, pod) for pod in range(-(-shape.groups // spans))]
+        with_runs += _fabric_groups(
+            models.name, "leaf", "spine", pods, shape.leaf_spine_links, shape.spines_per_pod,
+            shape.fabric_planes, shape.uplink_speed_gbps, parts.spine_down, parts.leaf_up,
+            selector,
         )  # fmt: skip
     if shape.tiers == 3:
-        up = shape.core_speed_gbps
-        core_end = switch_end(models.core, up, fastest=False)
-        spine_up = switch_end(models.spine, up, fastest=True)
-        m = shape.spine_core_links
-        shared = m % core_end.ways == 0 and m % spine_up.ways == 0
-        with_runs += _link_groups(
-            models.name, "spine", "core",
-            _cages_from_runs(spine_core_lengths(shape, layout), core_end.ways), up,
-            core_end, spine_up, selector, shared, shape.spine_uplinks,
+        run = spine_core_run_m(layout)
+        with_runs += _fabric_groups(
+            models.name, "spine", "core", [(run,) * shape.pods], shape.spine_core_links,
+            shape.cores_per_group, shape.fabric_planes * shape.spines_per_pod,
+            shape.core_speed_gbps, parts.core_down, parts.spine_up, selector,
         )  # fmt: skip
     links = [group for group, _ in with_runs]
     runs = tuple(
@@ -496,6 +569,8 @@ def _plane(
             index,
             group.end_b.form_factor if group.end_b else None,
             group.end_b.links_per_cage if group.end_b else 1,
+            group.end_a.form_factor if group.end_a else None,
+            group.end_a.links_per_cage if group.end_a else 1,
         )
         for index, (group, carried) in enumerate(with_runs)
         for run in carried
@@ -523,7 +598,10 @@ def _plane(
         growth=growth(shape, gpus_per_server, models.leaf, models.spine, models.core),
         runs=runs,
         down_parts=_down_parts(models.leaf, shape),
-        leaf_uplink_first_port=_uplink_first_port(models.leaf, shape),
+        leaf_up_parts=parts.leaf_up,
+        spine_down_parts=parts.spine_down,
+        spine_up_parts=parts.spine_up,
+        core_down_parts=parts.core_down,
     )
 
 
