@@ -405,6 +405,29 @@ def _pod_runs(
     return tuple(runs)
 
 
+def pods_by_runs(shape: PlaneShape, layout: Layout) -> Counter[tuple[float, ...]]:
+    """How many pods (one span on two tiers) have each sequence of leaf runs. Whole pods of
+    identical groups repeat their rows every `cycle` pods, so only that many are computed."""
+    per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
+    pods = -(-shape.groups // per_span)
+    out: Counter[tuple[float, ...]] = Counter()
+    if len(shape.leaf_groups) == 1 and pods > 1:
+        group = shape.leaf_groups[0]
+        full = group.count // per_span
+        ports = max(shape.ports_per_server, 1) if shape.style == "packed" else 1
+        period = layout.servers_per_rack * layout.racks_per_row
+        pod_servers = per_span * group.servers // ports
+        cycle = period // math.gcd(period, pod_servers or 1)
+        for pod in range(min(full, cycle)):
+            out[pod_leaf_runs(shape, layout, pod)] += (full - pod + cycle - 1) // cycle
+        for pod in range(full, pods):  # a partial pod at the end
+            out[pod_leaf_runs(shape, layout, pod)] += 1
+        return out
+    for pod in range(pods):
+        out[pod_leaf_runs(shape, layout, pod)] += 1
+    return out
+
+
 def _chunks_between(shape: PlaneShape, start: int, stop: int) -> list[tuple[LeafGroup, int]]:
     """Runs of identical leaf groups among groups [start, stop)."""
     out, index = [], 0

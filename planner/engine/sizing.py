@@ -48,7 +48,7 @@ from planner.engine.media import (
     PortEnd,
     leaf_link_runs,
     leaf_pattern_key,
-    pod_leaf_runs,
+    pods_by_runs,
     rail_server_cages,
     rail_style,
     selector_for,
@@ -468,7 +468,7 @@ def _fabric_groups(
     plane: str,
     a: str,
     b: str,
-    spans: list[tuple[float, ...]],
+    spans: Counter[tuple[float, ...]],
     links: int,
     switches: int,
     copies: int,
@@ -481,7 +481,7 @@ def _fabric_groups(
     `switches` upper switches serving it, `copies` times over (fabric planes, core groups)."""
     units: dict[tuple[int, int], Counter[tuple[float, int]]] = {}
     lowers: dict[tuple[int, int], Counter[float]] = {}
-    for runs in spans:
+    for runs, times in spans.items():  # pods alike in their rows count once
         cages = fabric_cages(runs, links, switches, upper, lower)
         if cages.mixed:
             raise SwitchMismatch(
@@ -501,9 +501,13 @@ def _fabric_groups(
                 )
             )
         for (ui, li, run, lanes), count in cages.upper:
-            units.setdefault((ui, li), Counter())[(run, lanes)] += count * copies
+            if (ui, li) not in units:
+                units[(ui, li)] = Counter()
+            units[(ui, li)][(run, lanes)] += count * copies * times
         for (ui, li, run), count in cages.lower:
-            lowers.setdefault((ui, li), Counter())[run] += count * copies
+            if (ui, li) not in lowers:
+                lowers[(ui, li)] = Counter()
+            lowers[(ui, li)][run] += count * copies * times
     out: list[tuple[LinkGroup, tuple[float, ...]]] = []
     for (ui, li), counted in sorted(units.items()):
         top, bottom = upper[ui], lower[li]
@@ -546,8 +550,7 @@ def _plane(
             )
     parts = _fabric_parts(shape, models)
     if shape.tiers >= 2:
-        spans = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
-        pods = [pod_leaf_runs(shape, layout, pod) for pod in range(-(-shape.groups // spans))]
+        pods = pods_by_runs(shape, layout)
         with_runs += _fabric_groups(
             models.name, "leaf", "spine", pods, shape.leaf_spine_links, shape.spines_per_pod,
             shape.fabric_planes, shape.uplink_speed_gbps, parts.spine_down, parts.leaf_up,
@@ -556,7 +559,8 @@ def _plane(
     if shape.tiers == 3:
         run = spine_core_run_m(layout)
         with_runs += _fabric_groups(
-            models.name, "spine", "core", [(run,) * shape.pods], shape.spine_core_links,
+            models.name, "spine", "core", Counter({(run,) * shape.pods: 1}),
+            shape.spine_core_links,
             shape.cores_per_group, shape.fabric_planes * shape.spines_per_pod,
             shape.core_speed_gbps, parts.core_down, parts.spine_up, selector,
         )  # fmt: skip
