@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
@@ -11,6 +12,7 @@ from core.models import (
     WorkerProbe,
 )
 from core.services import api_token_create, api_token_revoke
+from core.webhooks import TargetRefused, webhook_url_check
 
 
 class MembershipInline(admin.TabularInline):
@@ -70,8 +72,27 @@ class WebhookAttemptInline(admin.TabularInline):
     readonly_fields = ["at", "status_code", "error", "duration_ms"]
 
 
+class WebhookSubscriptionForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The API's rules for a target URL (core.webhooks.webhook_url_check) apply here too."""
+
+    url = forms.URLField(label=_("URL"), max_length=500, assume_scheme="https")
+
+    class Meta:
+        model = WebhookSubscription
+        fields = ["user", "url", "events", "is_active"]
+
+    def clean_url(self) -> str:
+        url: str = self.cleaned_data["url"]
+        try:
+            webhook_url_check(url)
+        except TargetRefused as refused:
+            raise forms.ValidationError(refused.message) from None
+        return url
+
+
 @admin.register(WebhookSubscription)
 class WebhookSubscriptionAdmin(admin.ModelAdmin):
+    form = WebhookSubscriptionForm
     list_display = ["url", "user", "is_active", "created_at"]
     list_filter = ["is_active"]
     search_fields = ["url", "user__username"]

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from core.authentication import TokenScopePermission
 from core.models import WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription
-from core.webhooks import webhook_subscription_create
+from core.webhooks import TargetRefused, webhook_subscription_create, webhook_url_check
 
 
 class WebhookSubscriptionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -24,6 +24,19 @@ class WebhookSubscriptionSerializer(serializers.ModelSerializer):  # type: ignor
         model = WebhookSubscription
         fields = ["id", "url", "events", "is_active", "created_at"]
         read_only_fields = ["id", "created_at"]
+        extra_kwargs = {
+            "url": {
+                "help_text": "An https:// endpoint on a public address (never loopback, private, "
+                "link-local, multicast or reserved); redirects are not followed."
+            }
+        }
+
+    def validate_url(self, url: str) -> str:
+        try:
+            webhook_url_check(url)
+        except TargetRefused as refused:
+            raise serializers.ValidationError(refused.message) from None
+        return url
 
 
 class WebhookSubscriptionCreatedSerializer(WebhookSubscriptionSerializer):

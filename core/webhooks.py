@@ -4,24 +4,37 @@
 
 Delivery is at least once: the first attempt is queued when the event's transaction commits;
 retries follow BACKOFF and are picked up by a periodic scan (`webhooks_dispatch_due`), never by
-long-delayed tasks, which a Redis broker would redeliver after its visibility timeout."""
+long-delayed tasks, which a Redis broker would redeliver after its visibility timeout.
+
+Targets are public endpoints only, or the API would be a port scanner of our own network for any
+read-write token: https (http only when WEBHOOK_ALLOW_HTTP), and a host whose every address is
+public: never loopback, private, link-local, multicast, reserved or unspecified, unless inside
+WEBHOOK_ALLOWED_NETWORKS (an on-premises CRM). The URL is checked when the subscription is made,
+and again at each delivery, where the host is resolved once and the connection goes to the very
+addresses checked (a DNS answer that changes in between cannot redirect it). Redirects are not
+followed, and an attempt records a generic reason, never the remote's text or our socket error."""
 
 import base64
 import hashlib
 import hmac
+import http.client
+import ipaddress
 import json
 import secrets
+import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from datetime import timedelta
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from core.errors import DomainError
 from core.models import (
     DeliveryStatus,
     Team,
@@ -72,7 +85,138 @@ def verify(*, secret: str, headers: dict[str, str], body: bytes, tolerance_s: in
     )
 
 
+# --- Targets ------------------------------------------------------------------------------------
+
+# What a delivery attempt records when it fails: generic on purpose (see the module docstring).
+REFUSED_URL = "refused: not an allowed webhook URL"
+REFUSED_ADDRESS = "refused: the host resolves to an address that is not allowed"
+UNRESOLVED = "the host name did not resolve"
+TIMED_OUT = "timed out"
+TLS_FAILED = "TLS handshake or certificate check failed"
+CONNECTION_FAILED = "connection failed"
+REDIRECT_NOT_FOLLOWED = "redirect not followed"
+ERROR_STATUS = "the endpoint answered with an error status"
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Address = tuple[int, Any]  # (socket family, socket address) from getaddrinfo
+
+
+class TargetRefused(Exception):
+    """The URL may not be a webhook target. `message` is for the user who set it up; `reason` is
+    what a delivery attempt records."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [
+        ipaddress.ip_network(network, strict=False)
+        for network in getattr(settings, "WEBHOOK_ALLOWED_NETWORKS", [])
+    ]
+
+
+def address_allowed(address: str) -> bool:
+    """Whether a webhook may be sent to this IP address: public ones, and those inside
+    WEBHOOK_ALLOWED_NETWORKS."""
+    ip: IPAddress = ipaddress.ip_address(address)
+    candidates = [ip]
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv4 address inside an IPv6 one (::ffff:127.0.0.1, 6to4, Teredo) is checked too.
+        embedded = [ip.ipv4_mapped, ip.sixtofour, ip.teredo[1] if ip.teredo else None]
+        candidates += [inner for inner in embedded if inner is not None]
+    networks = _allowed_networks()
+    for candidate in candidates:
+        if any(candidate in network for network in networks):
+            continue
+        if (
+            candidate.is_loopback
+            or candidate.is_private
+            or candidate.is_link_local
+            or candidate.is_multicast
+            or candidate.is_reserved
+            or candidate.is_unspecified
+            or not candidate.is_global
+        ):
+            return False
+    return True
+
+
+def _parse_target(url: str) -> tuple[SplitResult, str, int]:
+    """(parts, host, port) of an allowed URL, or TargetRefused."""
+    schemes = {"https"} | ({"http"} if getattr(settings, "WEBHOOK_ALLOW_HTTP", False) else set())
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise TargetRefused("Enter a valid URL.", REFUSED_URL) from None
+    if parts.scheme.lower() not in schemes:
+        allowed = " or ".join(f"{scheme}://" for scheme in sorted(schemes))
+        raise TargetRefused(f"Webhook URLs must start with {allowed}.", REFUSED_URL)
+    if not parts.hostname:
+        raise TargetRefused("The URL has no host.", REFUSED_URL)
+    if parts.username or parts.password:
+        raise TargetRefused(
+            "Credentials in the URL are not supported: verify the webhook-signature header.",
+            REFUSED_URL,
+        )
+    return parts, parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80)
+
+
+_ADDRESS_MESSAGE = (
+    "This host is a loopback, private, link-local, multicast or reserved address: webhooks go to "
+    "public endpoints only."
+)
+
+
+def _resolve(host: str, port: int) -> list[Address]:
+    """Every address of `host`, each of which must be allowed; TargetRefused otherwise."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise TargetRefused("The host name does not resolve.", UNRESOLVED) from None
+    addresses: list[Address] = [
+        (family, sockaddr) for family, _type, _proto, _name, sockaddr in infos
+    ]
+    if not addresses:
+        raise TargetRefused("The host name does not resolve.", UNRESOLVED)
+    for _family, sockaddr in addresses:
+        if not address_allowed(str(sockaddr[0]).split("%", 1)[0]):
+            raise TargetRefused(_ADDRESS_MESSAGE, REFUSED_ADDRESS)
+    return addresses
+
+
+def webhook_url_check(url: str) -> None:
+    """Raise TargetRefused when `url` may not be a webhook target, as far as can be told when
+    the subscription is made: scheme, host, and the addresses it resolves to now. A name that
+    does not resolve yet is accepted (each delivery resolves and checks it again)."""
+    _parts, host, port = _parse_target(url)
+    try:
+        literal: IPAddress | None = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        if not address_allowed(str(literal)):
+            raise TargetRefused(_ADDRESS_MESSAGE, REFUSED_ADDRESS)
+        return
+    try:
+        _resolve(host, port)
+    except TargetRefused as refused:
+        if refused.reason != UNRESOLVED:
+            raise
+
+
+class WebhookUrlRefused(DomainError):
+    pass
+
+
 def webhook_subscription_create(*, user: Any, url: str, events: list[str]) -> WebhookSubscription:
+    try:
+        webhook_url_check(url)
+    except TargetRefused as refused:
+        raise WebhookUrlRefused(refused.message, field="url") from None
     return WebhookSubscription.objects.create(
         user=user, url=url, events=sorted(set(events)), secret=webhook_secret_new()
     )
@@ -143,6 +287,47 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
     return delivery
 
 
+def _connect(addresses: list[Address], timeout: float | None) -> socket.socket:
+    """A TCP connection to the first of the checked addresses that answers."""
+    error: OSError = OSError("no address")
+    for family, sockaddr in addresses:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(sockaddr)
+        except OSError as exc:
+            sock.close()
+            error = exc
+            continue
+        return sock
+    raise error
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """HTTP to `host` (its Host header) over a connection to addresses already checked."""
+
+    def __init__(self, host: str, port: int, *, addresses: list[Address], timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self._addresses = addresses
+
+    def connect(self) -> None:
+        self.sock = _connect(self._addresses, self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS to `host` (its Host header, SNI and certificate name) over a connection to
+    addresses already checked."""
+
+    def __init__(self, host: str, port: int, *, addresses: list[Address], timeout: float) -> None:
+        self._tls = ssl.create_default_context()  # verifies the certificate and its host name
+        super().__init__(host, port, timeout=timeout, context=self._tls)
+        self._addresses = addresses
+
+    def connect(self) -> None:
+        sock = _connect(self._addresses, self.timeout)
+        self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
+
+
 def _post(delivery: WebhookDelivery) -> tuple[int | None, str, int]:
     body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
     timestamp = int(time.time())
@@ -158,17 +343,39 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str, int]:
             body=body,
         ),
     }
-    request = urllib.request.Request(delivery.subscription.url, data=body, headers=headers)
     started = time.monotonic()
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            status: int | None = response.status
-            error = ""
-    except urllib.error.HTTPError as exc:
-        status, error = exc.code, str(exc.reason)[:500]
-    except (urllib.error.URLError, OSError) as exc:
-        status, error = None, str(getattr(exc, "reason", exc))[:500]
+    status, error = _send(delivery.subscription.url, body, headers)
     return status, error, int((time.monotonic() - started) * 1000)
+
+
+def _send(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
+    """POST once, to checked addresses only, following no redirect. Returns (status, reason)."""
+    try:
+        parts, host, port = _parse_target(url)
+        addresses = _resolve(host, port)
+    except TargetRefused as refused:
+        return None, refused.reason
+    connection_class = (
+        _PinnedHTTPSConnection if parts.scheme.lower() == "https" else _PinnedHTTPConnection
+    )
+    connection = connection_class(host, port, addresses=addresses, timeout=TIMEOUT_S)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST", target, body=body, headers=headers)
+        status: int = connection.getresponse().status  # the body is never read
+    except TimeoutError:
+        return None, TIMED_OUT
+    except ssl.SSLError:
+        return None, TLS_FAILED
+    except (OSError, http.client.HTTPException):
+        return None, CONNECTION_FAILED
+    finally:
+        connection.close()
+    if 200 <= status < 300:
+        return status, ""
+    if 300 <= status < 400:
+        return status, REDIRECT_NOT_FOLLOWED
+    return status, ERROR_STATUS
 
 
 def webhooks_dispatch_due() -> int:

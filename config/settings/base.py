@@ -204,6 +204,11 @@ REST_FRAMEWORK = {
     },
 }
 API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
+
+# Webhook targets (core.webhooks): https to public addresses only. http:// only when allowed;
+# private networks (an on-premises CRM, e.g. 10.20.0.0/16) only when listed here.
+WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
+WEBHOOK_ALLOWED_NETWORKS = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
 SPECTACULAR_SETTINGS = {
     "TITLE": "EZMAX Fabric Planner API",
     "DESCRIPTION": "Size GPU-cluster networks, browse the catalog and quote them.",

@@ -37,6 +37,12 @@ DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-d
 os.environ["DOCUMENTS_QUEUE"] = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
 
+# The tests' webhook receivers listen on loopback over plain HTTP (tests/core/receiver.py),
+# including for a real worker process, which reads these settings too. Tests of the refusals
+# set the production defaults (https only, no private network) themselves.
+WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=True)
+WEBHOOK_ALLOWED_NETWORKS = env.list("WEBHOOK_ALLOWED_NETWORKS", default=["127.0.0.1/32"])
+
 LOG_LEVEL = env("LOG_LEVEL", default="WARNING")
 LOGGING["root"]["level"] = LOG_LEVEL  # type: ignore[index]  # noqa: F405
 

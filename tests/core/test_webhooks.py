@@ -1,17 +1,24 @@
 """Webhooks: Standard Webhooks signatures, at-least-once delivery with backoff for up to 3 days,
-every attempt recorded, subscriptions managed over the API."""
+every attempt recorded, subscriptions managed over the API; targets limited to public https
+endpoints, checked when made and at each delivery, no redirects, generic failure reasons."""
 
 import json
+import shutil
+import socket
+import ssl
+import subprocess
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from core.models import DeliveryStatus, WebhookDelivery, WebhookEvent
+from core import webhooks
+from core.models import DeliveryStatus, WebhookDelivery, WebhookEvent, WebhookSubscription
 from core.webhooks import (
     BACKOFF,
     DELIVERY_WINDOW,
+    WebhookUrlRefused,
     sign,
     verify,
     webhook_deliver,
@@ -24,8 +31,22 @@ from tests.core.receiver import Receiver
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _production_target_rules(settings):
+    """Production's rules (https to public addresses only) unless a test allows more."""
+    settings.WEBHOOK_ALLOW_HTTP = False
+    settings.WEBHOOK_ALLOWED_NETWORKS = []
+
+
 @pytest.fixture
-def receiver():
+def loopback_allowed(settings):
+    """The allow settings a receiver on loopback over plain HTTP needs."""
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
+
+
+@pytest.fixture
+def receiver(loopback_allowed):
     server = Receiver()
     yield server
     server.close()
@@ -77,7 +98,7 @@ def test_other_teams_and_other_events_get_nothing(engineer, other_engineer, rece
     assert deliveries == []
 
 
-def test_failures_back_off_then_succeed_and_every_attempt_is_recorded(engineer):
+def test_failures_back_off_then_succeed_and_every_attempt_is_recorded(engineer, loopback_allowed):
     server = Receiver(statuses=[500, 503])
     try:
         webhook_subscription_create(
@@ -107,7 +128,7 @@ def test_failures_back_off_then_succeed_and_every_attempt_is_recorded(engineer):
         server.close()
 
 
-def test_gives_up_after_three_days(engineer):
+def test_gives_up_after_three_days(engineer, loopback_allowed):
     # An endpoint that refuses every connection: nothing listens on port 9 (discard) here.
     subscription = webhook_subscription_create(
         user=engineer, url="http://127.0.0.1:9/none", events=[WebhookEvent.DESIGN_CREATED]
@@ -125,7 +146,7 @@ def test_gives_up_after_three_days(engineer):
     delivery.refresh_from_db()
     assert delivery.status == DeliveryStatus.FAILED
     assert delivery.tries.get().status_code is None
-    assert delivery.tries.get().error
+    assert delivery.tries.get().error == webhooks.CONNECTION_FAILED  # not the socket's text
 
 
 def test_dispatch_picks_only_due_deliveries(engineer, receiver):
@@ -159,3 +180,259 @@ def test_subscriptions_over_the_api_show_the_secret_once(engineer, other_enginee
     bad = client.post("/api/v1/webhooks/", {"url": "x", "events": ["nope"]}, format="json")
     assert bad.status_code == 400
     assert set(bad.json()["errors"]) == {"url", "events"}
+
+
+# --- Targets: public https only, checked when made and at each delivery --------------------------
+
+REFUSED_TARGETS = [
+    "http://127.0.0.1:8000/hooks",
+    "https://127.0.0.1/hooks",
+    "https://localhost/hooks",
+    "https://169.254.169.254/latest/meta-data/",
+    "https://10.1.2.3/hooks",
+    "https://172.16.0.1/hooks",
+    "https://192.168.1.1/hooks",
+    "https://100.64.0.1/hooks",
+    "https://0.0.0.0/hooks",
+    "https://224.0.0.1/hooks",
+    "https://240.0.0.1/hooks",
+    "https://[::1]/hooks",
+    "https://[::ffff:127.0.0.1]/hooks",
+    "https://[fe80::1]/hooks",
+    "ftp://example.com/hooks",
+    "http://crm.example.com/hooks",  # plain http without WEBHOOK_ALLOW_HTTP
+    "https://user:password@crm.example.com/hooks",
+]
+
+
+def api_client(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.mark.parametrize("url", REFUSED_TARGETS)
+def test_api_refuses_targets_that_are_not_public_https_as_a_field_error(engineer, url):
+    response = api_client(engineer).post(
+        "/api/v1/webhooks/", {"url": url, "events": ["design.created"]}, format="json"
+    )
+    assert response.status_code == 400, response.content
+    assert response["Content-Type"] == "application/problem+json"
+    assert set(response.json()["errors"]) == {"url"}
+    assert not WebhookSubscription.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:9/x", "https://169.254.169.254/", "https://10.0.0.1/", "ftp://x.example/"],
+)
+def test_service_refuses_the_same_targets(engineer, url):
+    with pytest.raises(WebhookUrlRefused) as refused:
+        webhook_subscription_create(user=engineer, url=url, events=[WebhookEvent.DESIGN_CREATED])
+    assert set(refused.value.errors) == {"url"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://93.184.216.34/hooks", "https://crm.example.com/hooks", "https://[2606:4700::1]/h"],
+)
+def test_public_https_targets_are_accepted(engineer, url):
+    response = api_client(engineer).post(
+        "/api/v1/webhooks/", {"url": url, "events": ["design.created"]}, format="json"
+    )
+    assert response.status_code == 201, response.content
+
+
+def test_settings_allow_http_and_listed_private_networks(engineer, settings):
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["10.20.0.0/16"]
+    client = api_client(engineer)
+
+    def create(url):
+        return client.post(
+            "/api/v1/webhooks/", {"url": url, "events": ["design.created"]}, format="json"
+        ).status_code
+
+    assert create("http://crm.example.com/hooks") == 201
+    assert create("https://10.20.1.5/hooks") == 201
+    assert create("https://10.21.0.1/hooks") == 400
+    assert create("https://127.0.0.1/hooks") == 400
+
+
+def _deliver_one(user):
+    [delivery] = webhook_emit(
+        event=WebhookEvent.DESIGN_CREATED, data={"id": 1}, team=user.membership.team
+    )
+    webhook_deliver(delivery_id=delivery.pk)
+    delivery.refresh_from_db()
+    return delivery
+
+
+def test_host_is_resolved_and_checked_again_at_delivery(engineer, settings, monkeypatch):
+    """DNS rebinding: the name resolved to a public address when the subscription was made and
+    to loopback when the delivery is sent. Nothing reaches the loopback receiver."""
+    server = Receiver()
+    try:
+        settings.WEBHOOK_ALLOW_HTTP = True  # the test receiver speaks plain HTTP
+        real = socket.getaddrinfo
+        answer = ["93.184.216.34"]
+
+        def fake_getaddrinfo(host, port, *args, **kwargs):
+            if host == "hooks.example.test":
+                return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answer[0], port))]
+            return real(host, port, *args, **kwargs)
+
+        monkeypatch.setattr(webhooks.socket, "getaddrinfo", fake_getaddrinfo)
+        webhook_subscription_create(
+            user=engineer,
+            url=server.url_for("hooks.example.test"),
+            events=[WebhookEvent.DESIGN_CREATED],
+        )
+        answer[0] = "127.0.0.1"
+        delivery = _deliver_one(engineer)
+        attempt = delivery.tries.get()
+        assert attempt.status_code is None
+        assert attempt.error == webhooks.REFUSED_ADDRESS
+        assert server.requests == []
+        assert delivery.status == DeliveryStatus.PENDING  # retried later; DNS may change back
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:{port}/hooks", "REFUSED_ADDRESS"),
+        ("https://169.254.169.254/latest/meta-data/", "REFUSED_ADDRESS"),
+        ("https://10.0.0.7/hooks", "REFUSED_ADDRESS"),
+        ("ftp://127.0.0.1:{port}/hooks", "REFUSED_URL"),
+        ("http://crm.example.com/hooks", "REFUSED_URL"),
+    ],
+)
+def test_targets_saved_before_the_rules_are_refused_at_delivery(engineer, settings, url, reason):
+    """Subscriptions made before these rules (or written around them) are checked at delivery:
+    no connection is made, and the attempt says why in general terms."""
+    server = Receiver()
+    try:
+        settings.WEBHOOK_ALLOW_HTTP = "ftp" not in url and "crm" not in url
+        WebhookSubscription.objects.create(
+            user=engineer,
+            url=url.format(port=server.port),
+            events=[WebhookEvent.DESIGN_CREATED],
+            secret=webhooks.webhook_secret_new(),
+        )
+        delivery = _deliver_one(engineer)
+        attempt = delivery.tries.get()
+        assert attempt.status_code is None
+        assert attempt.error == getattr(webhooks, reason)
+        assert attempt.duration_ms < 1000  # refused before any connection
+        assert server.requests == []
+    finally:
+        server.close()
+
+
+def test_redirects_are_not_followed(engineer, loopback_allowed):
+    target = Receiver()
+    redirecting = Receiver(statuses=[307, 302], headers={"Location": target.url})
+    try:
+        webhook_subscription_create(
+            user=engineer, url=redirecting.url, events=[WebhookEvent.DESIGN_CREATED]
+        )
+        delivery = _deliver_one(engineer)
+        attempt = delivery.tries.get()
+        assert attempt.status_code == 307
+        assert attempt.error == webhooks.REDIRECT_NOT_FOLLOWED
+        assert len(redirecting.requests) == 1
+        assert target.requests == []
+        assert delivery.status == DeliveryStatus.PENDING
+    finally:
+        target.close()
+        redirecting.close()
+
+
+def test_the_remotes_error_text_is_never_recorded(engineer, loopback_allowed):
+    banner = "nginx/1.2.3 internal-host db01.corp:5432"
+    server = Receiver(statuses=[503], reason=banner)
+    try:
+        webhook_subscription_create(
+            user=engineer, url=server.url, events=[WebhookEvent.DESIGN_CREATED]
+        )
+        delivery = _deliver_one(engineer)
+        attempt = delivery.tries.get()
+        assert attempt.status_code == 503
+        assert attempt.error == webhooks.ERROR_STATUS
+        subscription = delivery.subscription
+        listed = api_client(engineer).get(f"/api/v1/webhooks/{subscription.pk}/deliveries/")
+        assert listed.status_code == 200
+        assert banner not in listed.content.decode()
+        assert "db01" not in listed.content.decode()
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def certificate(tmp_path):
+    """A self-signed certificate for hooks.example.test (openssl's command line)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=hooks.example.test",
+         "-addext", "subjectAltName=DNS:hooks.example.test"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return str(cert), str(key)
+
+
+def test_https_delivery_checks_the_certificate_against_the_host_name(
+    engineer, settings, monkeypatch, certificate
+):
+    """https to the checked address, with the name for SNI and the certificate check: a
+    certificate nobody vouches for fails the TLS check (a generic reason); once trusted, the
+    same delivery goes through to the pinned loopback address."""
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
+    server = Receiver(tls=certificate)
+    try:
+        real = socket.getaddrinfo
+
+        def fake_getaddrinfo(host, port, *args, **kwargs):
+            if host == "hooks.example.test":
+                return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+            return real(host, port, *args, **kwargs)
+
+        monkeypatch.setattr(webhooks.socket, "getaddrinfo", fake_getaddrinfo)
+        webhook_subscription_create(
+            user=engineer,
+            url=server.url_for("hooks.example.test"),
+            events=[WebhookEvent.DESIGN_CREATED],
+        )
+        delivery = _deliver_one(engineer)
+        assert delivery.tries.get().error == webhooks.TLS_FAILED
+        assert server.requests == []
+
+        trusted = ssl.create_default_context(cafile=certificate[0])
+        monkeypatch.setattr(webhooks.ssl, "create_default_context", lambda: trusted)
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
+        webhook_deliver(delivery_id=delivery.pk)
+        delivery.refresh_from_db()
+        assert delivery.status == DeliveryStatus.SUCCEEDED
+        headers, _body = server.requests[0]
+        assert headers["host"] == f"hooks.example.test:{server.port}"
+    finally:
+        server.close()
+
+
+def test_admin_form_applies_the_same_rules(engineer):
+    from core.admin import WebhookSubscriptionForm
+
+    def errors(url):
+        form = WebhookSubscriptionForm(
+            data={"user": engineer.pk, "url": url, "events": '["design.created"]', "secret": "s"}
+        )
+        form.is_valid()
+        return set(form.errors)
+
+    assert "url" in errors("https://169.254.169.254/latest/meta-data/")
+    assert "url" in errors("ftp://crm.example.com/hooks")
+    assert "url" not in errors("https://93.184.216.34/hooks")
