@@ -30,6 +30,8 @@ class PlaneInput:
     rails_per_plane: int = 1
     servers_per_rack: int = 4
     extra_endpoints: int = 0  # packed planes: storage-node ports, management ports
+    # Two spines by default, so no single spine carries the whole fabric (one may be asked).
+    min_spines: int = 2
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -43,6 +45,28 @@ def smallest_divisor_at_least(n: int, low: int) -> int | None:
         if n % candidate == 0:
             return candidate
     return None
+
+
+def uplinks_and_spines(
+    needed: int, available: int, lower: int, upper_ports: int, least: int = 1
+) -> tuple[int, int] | None:
+    """(uplinks per lower switch, upper switches) for `lower` switches that each need at least
+    `needed` uplinks and have `available`: the upper switches must divide the uplinks evenly and
+    have a port for each. Adding uplinks (or leaving ports idle) is allowed when it reaches an
+    even spread with fewer upper switches: 11 uplinks need 11 spines (11 is prime) where 12
+    spread over 2. Fewest upper switches first, then fewest uplinks (fewer optics)."""
+    best: tuple[int, int] | None = None
+    floor = max(least, ceil_div(lower * needed, upper_ports))
+    for uplinks in range(needed, max(needed, available) + 1):
+        low = max(least, ceil_div(lower * uplinks, upper_ports))
+        upper = smallest_divisor_at_least(uplinks, low)
+        if upper is None:
+            continue
+        if best is None or (upper, uplinks) < (best[1], best[0]):
+            best = (uplinks, upper)
+        if upper == floor:
+            break  # no fewer upper switches are possible
+    return best
 
 
 @per_model
@@ -122,6 +146,55 @@ def ceil_ratio(down_gbps: int, target: Fraction, up_gbps: int) -> int:
     """Fewest uplinks of `up_gbps` that keep `down_gbps` within `target` (down:up), in integers:
     ceil(down / (target * up)) with target = num/den."""
     return ceil_div(down_gbps * target.denominator, target.numerator * up_gbps)
+
+
+def _two_tier(
+    spec: PlaneInput,
+    endpoints: int,
+    most: int,
+    leaves_per_group: int,
+    per_leaf: int,
+    up: int,
+    k_spine: int,
+) -> tuple[int, int, int] | None:
+    """(servers per group, uplinks per leaf, spines) of the two-tier fabric with the fewest
+    switches, or None when two tiers cannot reach. Full groups of `most` servers first; a
+    smaller group (some leaf ports left idle) only when it saves switches: at 2:1 a 128-port
+    leaf takes 85 servers and needs 43 uplinks, which spread evenly only over 43 spines, where
+    84 servers and 42 uplinks spread over 2."""
+    nic = spec.nic_speed_gbps
+    least = spec.min_spines
+
+    def plan(servers: int) -> tuple[int, int, int] | None:
+        d = servers * per_leaf
+        u = max(1, ceil_ratio(d * nic, spec.leaf_oversubscription, up))
+        cap = leaf_capacity(spec.leaf, nic, up, d)
+        if cap is None:
+            return None
+        leaves = ceil_div(endpoints, servers) * leaves_per_group
+        if leaves > k_spine:
+            return None  # every spine needs a port for every leaf
+        spread = uplinks_and_spines(u, cap[0], leaves, k_spine, least)
+        if spread is None:
+            return None
+        return leaves + spread[1], spread[0], spread[1]
+
+    first = plan(most)
+    if first is not None:
+        leaves = ceil_div(endpoints, most) * leaves_per_group
+        needed = max(least, ceil_div(leaves * first[1], k_spine))
+        if first[2] <= needed:
+            return most, first[1], first[2]  # as few spines as the ports allow
+    best = (first[0], -most, first[1], first[2]) if first else None
+    for servers in range(most - 1, max(most // 2, 1) - 1, -1):
+        if ceil_div(endpoints, servers) * leaves_per_group > k_spine:
+            break  # smaller units only add leaves
+        found = plan(servers)
+        if found is not None and (best is None or (found[0], -servers) < best[:2]):
+            best = (found[0], -servers, found[1], found[2])
+    if best is None:
+        return None
+    return -best[1], best[2], best[3]
 
 
 def _groups(total: int, per_group: int, leaves: int, links_per_leaf: int) -> tuple[LeafGroup, ...]:
@@ -253,13 +326,17 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             )
     else:
         group_servers = d_max
+    k_spine = spec.spine.logical_ports(up)
+    two_tier = _two_tier(spec, endpoints, group_servers, leaves_per_group, per_leaf, up, k_spine)
     d = group_servers * per_leaf
     u = max(1, ceil_ratio(d * nic, spec.leaf_oversubscription, up))
     groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
+    spines = None
+    if two_tier is not None:
+        group_servers, u, spines = two_tier
+        d = group_servers * per_leaf
+        groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
     leaves = sum(g.count * g.leaves for g in groups)
-    k_spine = spec.spine.logical_ports(up)
-
-    spines = smallest_divisor_at_least(u, ceil_div(leaves * u, k_spine))
     if spines is not None:
         return _shape(
             base,
