@@ -215,10 +215,11 @@ def _failures(shape: PlaneShape) -> tuple[FailureImpact | None, FailureImpact | 
             device=leaf_name,
             role="leaf",
             capacity_lost_gbps=leaf_down + leaf_up,
-            # Rail leaves carry one port of each server: servers keep their other rails.
+            # Rail leaves carry one port of each server: servers keep their other rails. A leaf
+            # alone in its group (a single switch, a ToR without a pair) takes its servers down.
             servers_isolated=(
                 shape.leaf_groups[0].servers
-                if shape.style == "packed" or (shape.leaves_per_group == 1 and shape.tiers > 1)
+                if shape.style == "packed" or shape.leaves_per_group == 1
                 else 0
             ),
         )
@@ -226,9 +227,12 @@ def _failures(shape: PlaneShape) -> tuple[FailureImpact | None, FailureImpact | 
     if shape.tiers >= 2:
         spine_cap = shape.spine_downlinks * shape.uplink_speed_gbps
         spine_cap += shape.spine_uplinks * shape.core_speed_gbps
+        # A pod's only spine: its servers reach no server beyond their own leaf.
+        cut_off = shape.groups_per_pod * shape.group_servers if shape.spines_per_pod == 1 else 0
         candidates.append(
             FailureImpact(device=names.spine(shape, 0, 0, 0), role="spine",
-                          capacity_lost_gbps=spine_cap, servers_isolated=0)
+                          capacity_lost_gbps=spine_cap,
+                          servers_isolated=min(cut_off, shape.servers))
         )  # fmt: skip
     if shape.tiers == 3:
         core_cap = shape.pods * shape.spine_core_links * shape.core_speed_gbps

@@ -919,6 +919,7 @@ def _warnings(
                         ),
                     )
                 )
+    out += _resilience(design_planes)
     items = catalog.by_sku()
     for line in bom:
         item = items.get(line.sku)
@@ -984,6 +985,44 @@ def _leaf_end_w(plane: PlaneDesign, bom: tuple[BomLine, ...]) -> float:
         if line.tier.endswith("-leaf") or line.tier == "leaf-spine":
             watts += line.power_w * 0.5
     return watts
+
+
+def _resilience(planes: tuple[PlaneDesign, ...]) -> list[DesignWarning]:
+    """Single points of failure: one switch for every server, one spine, one uplink a leaf."""
+    out = []
+    for plane in planes:
+        shape = plane.shape
+        if plane.name == "oob":
+            continue  # management: a failure there stops no job
+        if shape.tiers == 1 and shape.leaves_per_group == 1 and shape.servers > 1:
+            message = text(
+                gettext_noop(
+                    "%(plane)s: every endpoint hangs off one switch; if it fails, the plane stops."
+                ),
+                plane=plane.name,
+            )
+            action = text(gettext_noop("Dual-home the servers to a switch pair."))
+        elif shape.tiers >= 2 and shape.spines_per_pod == 1:
+            message = text(
+                gettext_noop(
+                    "%(plane)s: one spine carries all traffic between leaves; if it fails, "
+                    "servers reach only their own leaf."
+                ),
+                plane=plane.name,
+            )
+            action = text(gettext_noop("Use at least two spines."))
+        elif shape.tiers >= 2 and shape.leaf_uplinks == 1:
+            message = text(
+                gettext_noop("%(plane)s: each leaf has a single uplink; one cable cuts it off."),
+                plane=plane.name,
+            )
+            action = text(gettext_noop("Give each leaf at least two uplinks."))
+        else:
+            continue
+        out.append(
+            DesignWarning(code="single_point_of_failure", message_text=message, action_text=action)
+        )
+    return out
 
 
 def _rack_power(

@@ -86,3 +86,22 @@ def test_more_oversubscription_never_needs_more_switches(
             needed = -(-shape.leaves * shape.leaf_uplinks // ports)
             assert spine.count <= 2 * max(needed, 2) + 1
     assert counts[0] >= counts[1] >= counts[2], counts
+
+
+def test_single_points_of_failure_are_named() -> None:
+    from planner.engine.graph import validate
+
+    # 4 servers x 8 x 400G = 32 ports on one 64-port switch: one tier, one switch. If it fails,
+    # all 4 servers are cut off, and the design says so.
+    design = size(parse_request({"gpus": 32, "nic_speed": 400, "leaf": "64x400"}, CATALOG),
+                  CATALOG)  # fmt: skip
+    assert design.compute.shape.tiers == 1
+    assert "single_point_of_failure" in {w.code for w in design.warnings}
+    report = validate(design).planes[0]
+    assert report.worst_switch_failure is not None
+    assert report.worst_switch_failure.servers_isolated == 4
+    # Two tiers get two spines by default: no single spine to warn about.
+    design = size(parse_request({"gpus": 256, "nic_speed": 400, "leaf": "64x400"}, CATALOG),
+                  CATALOG)  # fmt: skip
+    assert design.compute.tier("spine").count >= 2  # type: ignore[union-attr]
+    assert "single_point_of_failure" not in {w.code for w in design.warnings}
