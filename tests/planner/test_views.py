@@ -379,3 +379,126 @@ def test_design_page_shows_engine_warnings_in_the_readers_language(
     chinese = engineer_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "每台 48x25 的 48 个端口中有 16 个空闲。" in chinese
     assert "16 of 48 ports free" not in chinese
+
+
+# --- how each link is built ---------------------------------------------------------------------
+
+# The EZMAX brochure's 64-GPU example: 8 servers x 8 ports of 25G on one SN2410 (48 x SFP28 +
+# 8 x QSFP28). Past the SFP28 ports the leaf breaks QSFP28 cages out 4x25G, and the catalog sells
+# no 10 m QSFP28-to-4xSFP28 AOC: a generic assembly stands in, to be priced.
+BROCHURE = {"gpus": 64, "gpus_per_server": 8, "rails": 8, "nic": "MCX631102AN-ADAT",
+            "leaf": "MSN2410-CB2F", "fabric": "tor"}  # fmt: skip
+
+
+def cells(html: str, testid: str) -> list[str]:
+    """The text of every table cell marked `data-testid`, tags dropped and spaces collapsed."""
+    found = re.findall(rf'<td[^>]*data-testid="{testid}"[^>]*>(.*?)</td>', html, re.S)
+    return [" ".join(re.sub(r"<[^>]+>", " ", cell).split()) for cell in found]
+
+
+def rows(html: str, testid: str) -> list[str]:
+    """The text of each body row of the table marked `data-testid`."""
+    table = re.search(rf'<table[^>]*data-testid="{testid}".*?<tbody>(.*?)</tbody>', html, re.S)
+    assert table, testid
+    return [
+        " ".join(re.sub(r"<[^>]+>", " ", row).split())
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table.group(1), re.S)
+    ]
+
+
+def gap_name(result, language: str) -> str:
+    """The generic part's name as the engine wrote it, in `language` (planner.i18n)."""
+    from django.utils import translation
+
+    from planner.engine.text import from_dict
+    from planner.i18n import translated
+
+    [entry] = [line for line in result["bom"] if line["catalog_gap"]]
+    with translation.override(language):
+        return translated(from_dict(entry["description_text"]))
+
+
+@pytest.mark.parametrize(
+    ("language", "server", "marker", "cord"),
+    [("en", "Server", "to be priced", "Patch cord"), ("zh-hans", "服务器", "待定价", "跳线")],
+)
+def test_design_page_shows_both_ends_parts_and_the_gap(
+    catalog, engineer_client, engineer, language, server, marker, cord
+):
+    design = services.design_create(owner=engineer, name="Brochure", request_data=BROCHURE)
+    result = design.result
+    url = reverse("planner:design-detail", args=[design.pk])
+    html = engineer_client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    # Both ends of every link group, in the order of the result: "Leaf · QSFP28 × 4 (4x25G)".
+    links = result["links"]
+    expected_a = [f"{server} · {link['end_a']['form_factor']} × {link['end_a']['cages']}"
+                  for link in links]  # fmt: skip
+    expected_b = [
+        f"Leaf · {link['end_b']['form_factor']} × {link['end_b']['cages']}"
+        + (f" ({n}x{link['speed_gbps']}G)" if (n := link["end_b"]["links_per_cage"]) > 1 else "")
+        for link in links
+    ]
+    assert cells(html, "end-a") == expected_a
+    assert cells(html, "end-b") == expected_b
+    [breakout] = [link for link in links if link["end_b"]["links_per_cage"] > 1]
+    # 16 server ports on 4 QSFP28 cages of 4 lanes each.
+    assert (breakout["count"], breakout["end_b"]["cages"]) == (16, 4)
+    assert "Leaf · QSFP28 × 4 (4x25G)" in expected_b
+
+    # The generic assembly: its name in the reader's language, its count and the marker; the
+    # catalog parts by SKU with their counts, modules at each end, the optics' patch cords.
+    link_rows = rows(html, "links-table")
+    assert len(link_rows) == len(links)
+    gap_row = link_rows[links.index(breakout)]
+    assert breakout["catalog_gap"]
+    assert breakout["cable_sku"] == ""
+    assert f"{gap_name(result, language)} × {breakout['cables']}" in gap_row
+    assert marker in gap_row
+    assert html.count('data-catalog-gap="true"') == 2  # the link group and its BOM line
+    [optics] = [link for link in links if link["transceivers"]]
+    optics_row = link_rows[links.index(optics)]
+    [fibre] = optics["fibre"]
+    assert f"{cord}: {fibre['sku']} × {fibre['quantity']}" in optics_row
+    assert f"{server}: {optics['transceiver_sku_a']} × {optics['transceivers_a']}" in optics_row
+    assert f"Leaf: {optics['transceiver_sku_b']} × {optics['transceivers_b']}" in optics_row
+    for link in links:
+        if link["cable_sku"] and not link["fibre"]:
+            assert f"{link['cable_sku']} × {link['cables']}" in link_rows[links.index(link)]
+    assert 'data-testid="gap-note"' in html
+
+    # The BOM: the generic line with the marker and its translated name; power typical and max.
+    bom_rows = rows(html, "bom-table")
+    [gap_line] = [row for row in bom_rows if gap_name(result, language) in row]
+    assert gap_line.startswith(marker)
+    # Switch without optics + NICs + the SR modules: typical and maximum, each the BOM's sum.
+    assert sum(line["power_w"] for line in result["bom"]) == result["power_w"]
+    assert sum(line["power_max_w"] for line in result["bom"]) == result["power_max_w"]
+    assert result["power_max_w"] > result["power_w"]
+    assert f'data-testid="power-typical" data-value="{result["power_w"]}"' in html
+    assert f'data-testid="power-max" data-value="{result["power_max_w"]}"' in html
+    # No raw keys and no empty part cells.
+    for raw in ("patch_cord", "catalog_gap", "server-leaf", "None ×", "× None"):
+        assert raw not in html.split("<main", 1)[1], raw
+    if language != "en":
+        assert "to be priced" not in html
+        assert "Patch cord" not in html
+
+
+def test_design_page_reads_a_result_stored_before_links_were_described(
+    catalog, engineer_client, engineer
+):
+    design = services.design_create(owner=engineer, name="Old", request_data=BROCHURE)
+    for link in design.result["links"]:
+        for key in ("end_a", "end_b", "fibre", "cable_description", "catalog_gap"):
+            link.pop(key)
+    for line in design.result["bom"]:
+        line.pop("power_max_w")
+    design.result.pop("power_max_w")
+    design.save()
+    response = engineer_client.get(reverse("planner:design-detail", args=[design.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert cells(html, "end-a") == ["Server"] * len(design.result["links"])
+    # Without maxima, the maximum is the typical figure.
+    assert f'data-testid="power-max" data-value="{design.result["power_w"]}"' in html

@@ -4,6 +4,7 @@ mid-render."""
 
 import hashlib
 import io
+import re
 import time
 
 import pytest
@@ -239,3 +240,85 @@ def test_worker_killed_mid_render_still_yields_one_document(
 
     _dirs, files = default_storage.listdir(f"documents/{quote.number}")
     assert files == [document.filename]
+
+
+# The EZMAX brochure's 64-GPU example on one SN2410: 52 cables, few enough to print the cabling
+# schedule; 16 of the 64 server ports ride QSFP28 cages broken out 4x25G on generic AOCs (the
+# catalog sells no 10 m QSFP28-to-4xSFP28 AOC), which the quote must price.
+BROCHURE = {"gpus": 64, "gpus_per_server": 8, "rails": 8, "nic": "MCX631102AN-ADAT",
+            "leaf": "MSN2410-CB2F", "fabric": "tor"}  # fmt: skip
+
+
+def flat(text: str) -> str:
+    """Text without whitespace: the PDF wraps table cells anywhere."""
+    return "".join(text.split())
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "server", "marker", "cable_end", "typical"),
+    [
+        ("en", "Server", "To be priced", "cable end", "Network power, typical"),
+        ("zh-hans", "服务器", "待定价", "线缆端头", "网络设备功耗（典型）"),
+    ],
+)
+def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
+    full_catalog, engineer, language, server, marker, cable_end, typical
+):
+    from django.utils import translation
+    from django.utils.translation import ngettext
+
+    from planner.engine.text import from_dict
+    from planner.i18n import translated
+
+    quote = make_quote(engineer, request=BROCHURE)
+    result = quote.current_revision.design_snapshot["result"]
+    document = document_request(user=engineer, revision=quote.current_revision, language=language)
+    document = document_render(document_id=document.pk)
+    assert document.status == DocumentStatus.READY, document.error
+    _reader, text = pdf_text(document.file.read())
+    text = flat(text)
+
+    links = result["links"]
+    [breakout] = [link for link in links if link["end_b"]["links_per_cage"] > 1]
+    end_a, end_b = breakout["end_a"], breakout["end_b"]
+    # Both ends: 16 server SFP28 cages, 4 leaf QSFP28 cages of 4 x 25G.
+    assert (end_a["cages"], end_b["cages"], end_b["links_per_cage"]) == (16, 4, 4)
+    assert flat(f"{server} · {end_a['form_factor']} × {end_a['cages']}") in text
+    assert flat(f"Leaf · {end_b['form_factor']} × {end_b['cages']} (4x25G)") in text
+    # The generic assembly: its name in the document's language, count and the marker.
+    [gap] = [line for line in result["bom"] if line["catalog_gap"]]
+    with translation.override(language):
+        name = translated(from_dict(gap["description_text"]))
+        per_cable = ngettext("%(n)s link per cable", "%(n)s links per cable", 4) % {"n": 4}
+    assert breakout["catalog_gap"]
+    assert gap["quantity"] == breakout["cables"] == 4
+    assert flat(f"{name} × {breakout['cables']} ({per_cable}) {marker}") in text
+    # The SR optics: a module at each end and one patch cord per link.
+    [optics] = [link for link in links if link["transceivers"]]
+    [cord] = optics["fibre"]
+    assert flat(f"{cord['sku']} × {cord['quantity']}") in text
+    assert flat(f"{server}: {optics['transceiver_sku_a']} × {optics['transceivers_a']}") in text
+    assert flat(f"Leaf: {optics['transceiver_sku_b']} × {optics['transceivers_b']}") in text
+
+    # The cabling schedule, one row per cable: each breakout cable carries 4 links at 25G from a
+    # QSFP28 cage (the cable's own end in it) to SFP28 cages, and is marked to be priced.
+    assert result["cables_total"] <= 60
+    assert text.count("CMP-00000") == result["cables_total"]
+    breakout_row = (
+        re.escape(flat(f"QSFP28 · {cable_end}"))
+        + ".*?"
+        + re.escape(flat(f"4 × 25G AOC 10 m {name} {marker}"))
+    )
+    assert len(re.findall(breakout_row, text)) == breakout["cables"]
+    sr = optics["transceiver_sku_a"]
+    assert text.count(flat(f"SFP28 · {sr}")) == 2 * optics["cables"]  # A and B end of each
+
+    # The quote's line for it (described in the customer's language): the marker for its SKU
+    # and its unit price, no amount. Then power, typical and maximum.
+    [line] = [line for line in quote.current_revision.lines.all() if line.to_be_priced]
+    assert line.quantity == gap["quantity"]
+    assert flat(f"{marker} {line.description} {line.quantity} {marker} —") in text
+    assert flat(f"{typical} {result['power_w']:,} W") in text
+    assert result["power_max_w"] > result["power_w"]
+    assert flat(f"{result['power_w']:,} {result['power_max_w']:,}") in text  # the totals row
