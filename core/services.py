@@ -192,8 +192,10 @@ def api_token_create(*, user: User, name: str, scope: str) -> tuple[ApiToken, st
 
 
 # A token, its user and the user's permissions are cached this long: an API call then costs no
-# query for authentication or permission checks. Revoking a token clears its entry at once;
-# a change of role reaches tokens within this time.
+# query for loading them or checking permissions; a change of role reaches tokens within this
+# time. Whether the token still stands (not revoked, its user active) is read from the database
+# on every call, one indexed query, so that revoking a token or deactivating its user, however
+# it is done (the admin, a bulk update, another process), stops the token at once.
 TOKEN_CACHE_SECONDS = 15
 
 
@@ -214,6 +216,11 @@ def api_token_authenticate(*, secret: str) -> ApiToken | None:
             return None
         token.user.get_all_permissions()  # fills the user's permission caches before caching
         cache.set(_token_cache_key(key_hash), token, TOKEN_CACHE_SECONDS)
+    elif not ApiToken.objects.filter(
+        pk=token.pk, revoked_at__isnull=True, user__is_active=True
+    ).exists():
+        cache.delete(_token_cache_key(key_hash))
+        return None
     now = timezone.now()
     # Written at most once a minute: the hot path of every API call should not always write.
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:

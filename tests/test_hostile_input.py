@@ -13,6 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.cache import cache
+from django.test import Client
+from gunicorn.glogging import SafeAtoms
 from openpyxl import load_workbook
 from rest_framework.test import APIClient
 
@@ -309,3 +311,136 @@ def test_site_404_stays_a_page(engineer_client):
     response = engineer_client.get("/no-such-page/")
     assert response.status_code == 404
     assert response["Content-Type"].startswith("text/html")
+
+
+# --- Login throttling per client address as well as per user -------------------------------------
+
+
+def login(client: Client, username: str, password: str, ip: str):
+    return client.post(
+        "/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=ip
+    )
+
+
+def test_many_usernames_from_one_address_lock_that_address_out(engineer, settings):
+    settings.AXES_FAILURE_LIMIT = 5
+    settings.LOGIN_IP_FAILURE_LIMIT = 8
+    for n in range(7):  # password spraying: one try per username, never 5 on one
+        response = login(Client(), f"someone{n}", "Winter2026!", "203.0.113.9")
+        assert response.status_code == 200, n  # the form again, not locked yet
+    assert login(Client(), "someone7", "Winter2026!", "203.0.113.9").status_code == 429
+    # The address is now locked, even for a real user with the right password...
+    locked = login(Client(), "engineer", "pw-engineer", "203.0.113.9")
+    assert locked.status_code == 429
+    # ...while the same user from another address logs in.
+    elsewhere = login(Client(), "engineer", "pw-engineer", "198.51.100.7")
+    assert elsewhere.status_code == 302
+
+
+def test_one_username_is_still_locked_after_the_per_user_limit(engineer, teammate, settings):
+    settings.AXES_FAILURE_LIMIT = 5
+    settings.LOGIN_IP_FAILURE_LIMIT = 50
+    for _ in range(4):
+        assert login(Client(), "engineer", "wrong", "203.0.113.10").status_code == 200
+    assert login(Client(), "engineer", "wrong", "203.0.113.10").status_code == 429
+    assert login(Client(), "engineer", "pw-engineer", "203.0.113.10").status_code == 429
+    # Other users from that address are not locked out by one user's failures.
+    assert login(Client(), "teammate", "pw-teammate", "203.0.113.10").status_code == 302
+
+
+def test_a_successful_login_does_not_reset_the_address_count(engineer, teammate, settings):
+    settings.AXES_FAILURE_LIMIT = 5
+    settings.LOGIN_IP_FAILURE_LIMIT = 6
+    ip = "203.0.113.11"
+    for n in range(3):
+        login(Client(), f"sprayed{n}", "x", ip)
+    assert login(Client(), "teammate", "pw-teammate", ip).status_code == 302
+    for n in range(3, 6):
+        login(Client(), f"sprayed{n}", "x", ip)
+    assert login(Client(), "engineer", "pw-engineer", ip).status_code == 429
+
+
+def test_spoofed_forwarded_for_does_not_give_a_fresh_address(engineer, settings):
+    settings.AXES_FAILURE_LIMIT = 5
+    settings.LOGIN_IP_FAILURE_LIMIT = 4
+    for n in range(4):
+        Client().post(
+            "/accounts/login/",
+            {"username": f"u{n}", "password": "x"},
+            REMOTE_ADDR="203.0.113.12",
+            HTTP_X_FORWARDED_FOR=f"10.0.0.{n}",
+        )
+    assert login(Client(), "engineer", "pw-engineer", "203.0.113.12").status_code == 429
+
+
+# --- Share links: tokens never logged, pages throttled per address -------------------------------
+
+
+@pytest.fixture
+def console_log():
+    """What the site's JSON console handler writes, as text."""
+    handler = next(h for h in logging.getLogger().handlers if h.get_name() == "console")
+    stream = io.StringIO()
+    previous = handler.setStream(stream)
+    yield stream
+    handler.setStream(previous)
+
+
+def test_share_tokens_never_reach_the_logs(client, console_log):
+    token = "tok3nThatMustNeverBeLogged0123456789abcdefABCDEF"
+    response = client.get(f"/s/{token}/", HTTP_REFERER=f"https://planner.example.com/s/{token}/")
+    assert response.status_code == 404
+    client.post(f"/s/{token}/accept/", {"name": "x"})
+    # gunicorn's access log: its own logger, which does not propagate to the console handler.
+    access = logging.getLogger("gunicorn.access")
+    access_stream = io.StringIO()
+    access_handler = logging.StreamHandler(access_stream)
+    access.addHandler(access_handler)
+    access.propagate = False
+    try:
+        access.warning(
+            '%(h)s "%(r)s" %(s)s "%(f)s" %({x-forwarded-for}i)s',
+            SafeAtoms(
+                {"h": "1.2.3.4", "r": f"GET /s/{token}/ HTTP/1.1", "s": "404",
+                 "f": f"https://planner.example.com/s/{token}/accept/"}
+            ),
+        )  # fmt: skip
+    finally:
+        access.removeHandler(access_handler)
+        access.propagate = True
+    assert access_stream.getvalue() == (
+        '1.2.3.4 "GET /s/[redacted]/ HTTP/1.1" 404 '
+        '"https://planner.example.com/s/[redacted]/accept/" -\n'
+    )
+    written = console_log.getvalue()
+    assert "Not Found" in written  # the 404 was logged...
+    assert "/s/" in written
+    assert token not in written  # ...without its token
+    assert "/s/[redacted]/" in written
+
+
+def test_share_pages_are_throttled_per_address(client, settings):
+    settings.SHARE_THROTTLE_RATE = "3/min"
+    statuses = [
+        client.get(f"/s/guess-{n}/", REMOTE_ADDR="203.0.113.20").status_code for n in range(4)
+    ]
+    assert statuses == [404, 404, 404, 429]
+    refused = client.get("/s/guess-5/proposal.pdf", REMOTE_ADDR="203.0.113.20")
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 60
+    # Another address has its own allowance.
+    assert client.get("/s/guess-6/", REMOTE_ADDR="198.51.100.20").status_code == 404
+
+
+def test_client_address_comes_from_forwarded_for_only_behind_trusted_proxies(settings):
+    from django.test import RequestFactory
+
+    from core.lockout import client_ip
+
+    request = RequestFactory().get(
+        "/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.5"
+    )
+    settings.NUM_PROXIES = 0
+    assert client_ip(request) == "10.0.0.2"  # the header is the client's word: ignored
+    settings.NUM_PROXIES = 1
+    assert client_ip(request) == "203.0.113.5"  # what our one proxy saw; 6.6.6.6 is spoofable

@@ -113,10 +113,19 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-# Failed logins: lock a username+IP pair after 5 failures for 15 minutes.
+# Reverse proxies in front of the site that append the client's address to X-Forwarded-For; 0
+# (the default) trusts no header and uses the connection's address. Used by login lockout, share
+# page throttling and the API's anonymous rate limit.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+
+# Failed logins (core.lockout): lock a username at an address after 5 failures, and an address
+# after 20 failures whatever the usernames (password spraying), each for 15 minutes.
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+LOGIN_IP_FAILURE_LIMIT = env.int("LOGIN_IP_FAILURE_LIMIT", default=20)
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "core.lockout.LoginLockoutHandler"
+AXES_CLIENT_IP_CALLABLE = "core.lockout.client_ip"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
@@ -198,11 +207,16 @@ REST_FRAMEWORK = {
         "core.throttling.UserRateLimit",
         "core.throttling.AnonRateLimit",
     ],
+    # The anonymous rate limit counts per client address, from X-Forwarded-For only behind
+    # NUM_PROXIES trusted proxies (DRF's default trusts whatever the client sends).
+    "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "user": env("API_THROTTLE_USER", default="1200/min"),
         "anon": env("API_THROTTLE_ANON", default="60/min"),
     },
 }
+# The customer's share pages (/s/<token>/...), per client address.
+SHARE_THROTTLE_RATE = env("SHARE_THROTTLE_RATE", default="60/min")
 API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
 
 # Webhook targets (core.webhooks): https to public addresses only. http:// only when allowed;
@@ -323,7 +337,11 @@ LOG_LEVEL = env("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "django_guid.log_filters.CorrelationId"}},
+    "filters": {
+        "request_id": {"()": "django_guid.log_filters.CorrelationId"},
+        # Share-link tokens (/s/<token>/) never reach a log line.
+        "redact_share_tokens": {"()": "core.log_filters.RedactShareTokens"},
+    },
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
@@ -335,7 +353,7 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json",
-            "filters": ["request_id"],
+            "filters": ["request_id", "redact_share_tokens"],
         },
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},

@@ -99,6 +99,36 @@ def test_revocation_takes_effect_at_once_despite_the_token_cache(engineer):
     assert client.get(ME).status_code == 401
 
 
+@pytest.mark.parametrize("how", ["save", "bulk update"])
+def test_deactivated_users_tokens_stop_at_once_despite_the_token_cache(engineer, how):
+    from django.contrib.auth.models import User
+
+    _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    client = bearer(secret)
+    assert client.get(ME).status_code == 200  # now cached
+    if how == "save":
+        engineer.is_active = False
+        engineer.save()
+    else:  # no signal, no cache invalidation: the check itself must see it
+        User.objects.filter(pk=engineer.pk).update(is_active=False)
+    response = client.get(ME)
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/problem+json"
+    # Reactivated, the token works again.
+    User.objects.filter(pk=engineer.pk).update(is_active=True)
+    assert client.get(ME).status_code == 200
+
+
+def test_revoked_by_a_bulk_update_stops_at_once(engineer):
+    from django.utils import timezone
+
+    token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ)
+    client = bearer(secret)
+    assert client.get(ME).status_code == 200  # now cached
+    ApiToken.objects.filter(pk=token.pk).update(revoked_at=timezone.now())
+    assert client.get(ME).status_code == 401
+
+
 def test_shallow_field_copies_keep_serializer_instances_independent():
     from planner.serializers import DesignRequestSerializer
 
