@@ -444,3 +444,18 @@ def test_client_address_comes_from_forwarded_for_only_behind_trusted_proxies(set
     assert client_ip(request) == "10.0.0.2"  # the header is the client's word: ignored
     settings.NUM_PROXIES = 1
     assert client_ip(request) == "203.0.113.5"  # what our one proxy saw; 6.6.6.6 is spoofable
+
+
+def test_a_value_the_database_refuses_is_a_400_problem_not_a_500(
+    postgres_required, engineer, monkeypatch
+):
+    """The safety net under the field checks: with the path check switched off, PostgreSQL
+    refuses the 60-character source (SQLite would store it), and the answer is still a 400."""
+    import quotes.api
+
+    monkeypatch.setattr(quotes.api, "crm_key_check", lambda *args: None)
+    response = api(engineer).put(
+        f"/api/v1/customers/by-external-id/{'s' * 60}/C-1/", {"name_en": "A"}, format="json"
+    )
+    assert_problem(response, 400)
+    assert not Customer.objects.exists()
