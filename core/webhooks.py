@@ -33,6 +33,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from core.errors import DomainError
 from core.models import (
@@ -151,21 +153,23 @@ def _parse_target(url: str) -> tuple[SplitResult, str, int]:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise TargetRefused("Enter a valid URL.", REFUSED_URL) from None
+        raise TargetRefused(_("Enter a valid URL."), REFUSED_URL) from None
     if parts.scheme.lower() not in schemes:
         allowed = " or ".join(f"{scheme}://" for scheme in sorted(schemes))
-        raise TargetRefused(f"Webhook URLs must start with {allowed}.", REFUSED_URL)
+        raise TargetRefused(
+            _("Webhook URLs must start with %(schemes)s.") % {"schemes": allowed}, REFUSED_URL
+        )
     if not parts.hostname:
-        raise TargetRefused("The URL has no host.", REFUSED_URL)
+        raise TargetRefused(_("The URL has no host."), REFUSED_URL)
     if parts.username or parts.password:
         raise TargetRefused(
-            "Credentials in the URL are not supported: verify the webhook-signature header.",
+            _("Credentials in the URL are not supported: verify the webhook-signature header."),
             REFUSED_URL,
         )
     return parts, parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80)
 
 
-_ADDRESS_MESSAGE = (
+_ADDRESS_MESSAGE = gettext_lazy(
     "This host is a loopback, private, link-local, multicast or reserved address: webhooks go to "
     "public endpoints only."
 )
@@ -176,15 +180,15 @@ def _resolve(host: str, port: int) -> list[Address]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
-        raise TargetRefused("The host name does not resolve.", UNRESOLVED) from None
+        raise TargetRefused(_("The host name does not resolve."), UNRESOLVED) from None
     addresses: list[Address] = [
         (family, sockaddr) for family, _type, _proto, _name, sockaddr in infos
     ]
     if not addresses:
-        raise TargetRefused("The host name does not resolve.", UNRESOLVED)
+        raise TargetRefused(_("The host name does not resolve."), UNRESOLVED)
     for _family, sockaddr in addresses:
         if not address_allowed(str(sockaddr[0]).split("%", 1)[0]):
-            raise TargetRefused(_ADDRESS_MESSAGE, REFUSED_ADDRESS)
+            raise TargetRefused(str(_ADDRESS_MESSAGE), REFUSED_ADDRESS)
     return addresses
 
 
@@ -199,7 +203,7 @@ def webhook_url_check(url: str) -> None:
         literal = None
     if literal is not None:
         if not address_allowed(str(literal)):
-            raise TargetRefused(_ADDRESS_MESSAGE, REFUSED_ADDRESS)
+            raise TargetRefused(str(_ADDRESS_MESSAGE), REFUSED_ADDRESS)
         return
     try:
         _resolve(host, port)
