@@ -50,6 +50,23 @@ def default_reach_m(media: MediaKind, speed_gbps: int) -> float:
     return 100.0  # twisted pair
 
 
+# Power of a generic module by its speed, and of an active cable (both ends), in watts: the
+# figures of media-and-fabric-facts.md ("Power per end") and the seed's comparable parts, so a
+# design with stand-ins does not understate its power.
+MODULE_W = {10: 1.0, 25: 1.0, 50: 1.5, 100: 3.5, 200: 5.0, 400: 9.0, 800: 16.0, 1600: 30.0}
+ACTIVE_CABLE_W = {MediaKind.AEC: 6.0, MediaKind.AOC: 2.0}  # AOC per 25G lane-equivalent
+
+
+def module_w(speed_gbps: int) -> float:
+    return MODULE_W.get(speed_gbps, speed_gbps / 400 * 9.0)
+
+
+def cable_w(media: MediaKind, speed_gbps: int) -> float:
+    if media == MediaKind.AOC:
+        return ACTIVE_CABLE_W[media] * max(1.0, speed_gbps / 25) ** 0.75
+    return ACTIVE_CABLE_W.get(media, 0.0)
+
+
 def form_factor(given: FormFactor | None, speed_gbps: int) -> FormFactor:
     return given or DEFAULT_FORM_FACTOR.get(speed_gbps, FormFactor.QSFP_DD)
 
@@ -94,6 +111,7 @@ def assembly(
         speed_gbps=speed_gbps,
         length_m=length_m,
         breakout_ways=ways,
+        power_w=cable_w(media, speed_gbps),
     )
     return spec, name
 
@@ -133,7 +151,7 @@ def module(
         media=media,
         connector=connector,
         reaches=(Reach(fibre_type=fibre, reach_m=default_reach_m(media, speed_gbps)),),
-        power_w=0.0,
+        power_w=module_w(speed_gbps * links),
         links_per_module=links,
     )
     return spec, name

@@ -134,6 +134,8 @@ def test_every_line_of_every_design_fits(data: st.DataObject) -> None:
     for line in design.bom:
         # Every line is a catalog item, or a generic stand-in that says so.
         assert (line.sku in skus) != line.catalog_gap
+        if line.category == "transceiver":
+            assert line.power_w > 0  # modules draw power, stand-ins included
     if design.servers <= 64:  # the cabling plan, cable by cable, names only real cages
         ports = {
             (plane.name, tier.role): tier.physical_ports
