@@ -100,17 +100,17 @@ def _fraction(value: float) -> Fraction:
 
 
 def _label(model: SwitchModel, speed: int, parts: tuple[DownPart, ...]) -> str:
-    """How ports run at `speed`: "" when native, "2x400G" when broken out, "+"-joined when the
-    links span port groups ("" + "4x25G": 48 native SFP28 and QSFP28 cages broken out)."""
-    if not parts:
+    """How ports run at `speed`: "" when native, "2x400G" when broken out, and per port group
+    when the links span several ("SFP28 + QSFP28 4x25G": 48 native cages, then breakouts)."""
+    if len(parts) <= 1:
+        if parts and parts[0].ways > 1:
+            return f"{parts[0].ways}x{speed}G"
         return model.breakout_label(speed)
-    labels = []
-    for part in parts:
-        if part.ways > 1:
-            labels.append(f"{part.ways}x{speed}G")
-        else:
-            labels.append(model.breakout_label(speed) if len(parts) == 1 else "")
-    return labels[0] if len(labels) == 1 else "+".join(label or "native" for label in labels)
+    return " + ".join(
+        f"{part.form_factor.value if part.form_factor else '?'}"
+        + (f" {part.ways}x{speed}G" if part.ways > 1 else "")
+        for part in parts
+    )
 
 
 def _tier(
