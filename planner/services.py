@@ -178,9 +178,9 @@ def design_cabling(*, design: Design) -> Iterator[Any]:
 def design_alternatives(
     *, request_data: Mapping[str, object], prices: Mapping[str, Any] | None = None
 ) -> tuple[SizedDesign, ...]:
-    """The engine's alternatives (up to three, cheapest per GPU first) over the request's open
-    choices. When the request leaves nothing open, fabric, switches and oversubscription are
-    opened for the comparison, so the engineer always sees good/better/best."""
+    """The engine's alternatives (up to three, labelled lowest cost, most resilient, most
+    growth) over the request's open choices. When the request leaves nothing open, fabric and
+    switches are opened for the comparison; the oversubscription stays a ceiling."""
     from dataclasses import replace
 
     from planner.engine.sizing import alternatives
@@ -191,9 +191,9 @@ def design_alternatives(
     except RequestError as exc:
         raise _invalid(exc) from exc
     if not request.open_choices:
-        request = replace(
-            request, fabric=None, leaf=None, spine=None, core=None, oversubscription=None
-        )
+        # Fabric and switches are opened for the comparison; the oversubscription stays a
+        # ceiling (a 1:1 training request is never offered 2:1).
+        request = replace(request, fabric=None, leaf=None, spine=None, core=None)
     try:
         designs = alternatives(request, catalog, prices)
     except DesignError as exc:

@@ -298,6 +298,9 @@ class Design:
     warnings: tuple[DesignWarning, ...]
     notes: tuple[Text, ...] = field(default=())  # trade-offs, for alternatives
     cost: str | None = None  # Decimal as text, when prices were given
+    cost_estimated: bool = False  # inline switch specs priced from catalog switches of their class
+    unpriced_lines: int = 0  # BOM lines with no price (generic parts): the cost leaves them out
+    label: str = ""  # what an alternative optimises: lowest_cost, most_resilient, most_growth
     power_max_w: int = 0  # the same at maximum load
     power_per_row_w: int = 0  # network equipment for one full row of compute racks
 

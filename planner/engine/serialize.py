@@ -223,6 +223,9 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "notes": [str(note) for note in design.notes],
         "notes_text": [note.as_dict() for note in design.notes],
         "cost": design.cost,
+        "cost_estimated": design.cost_estimated,
+        "unpriced_lines": design.unpriced_lines,
+        "label": design.label,
         "planes": [_plane_dict(plane) for plane in design.planes],
         "request": to_dict(design.request),
     }

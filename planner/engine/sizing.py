@@ -987,6 +987,28 @@ def _leaf_end_w(plane: PlaneDesign, bom: tuple[BomLine, ...]) -> float:
     return watts
 
 
+def _switch_estimate(
+    label: str, catalog: CatalogSnapshot, prices: Mapping[str, Decimal]
+) -> Decimal | None:
+    """An inline switch spec's price, estimated from the catalog's priced switches of the same
+    capacity class (within a factor of two of its switching capacity): their median price per
+    Gbps times its capacity. None when the catalog has no such switch."""
+    inline = parse_inline(label)
+    if inline is None:
+        return None
+    capacity = inline[0] * inline[1]
+    rates = sorted(
+        prices[spec.sku] / spec.switching_capacity_gbps
+        for spec in catalog.switches
+        if spec.sku in prices
+        and spec.switching_capacity_gbps
+        and capacity / 2 <= spec.switching_capacity_gbps <= capacity * 2
+    )
+    if not rates:
+        return None
+    return (rates[len(rates) // 2] * capacity).quantize(Decimal("1"))
+
+
 def _resilience(planes: tuple[PlaneDesign, ...]) -> list[DesignWarning]:
     """Single points of failure: one switch for every server, one spine, one uplink a leaf."""
     out = []
@@ -1123,9 +1145,20 @@ def _size(
     power = sum(line.power_w for line in bom)
     power_max = sum(line.power_max_w for line in bom)
     rack_power, row_power = _rack_power(design_planes, bom, request)
-    cost = None
+    cost, estimated, unpriced = None, False, 0
     if prices is not None:
-        total = sum((prices.get(line.sku, Decimal(0)) * line.quantity for line in bom), Decimal(0))
+        total = Decimal(0)
+        for line in bom:
+            price = prices.get(line.sku) if line.sku else None
+            if price is None and line.category == "switch":
+                plane = next(p for p in design_planes if p.name == line.plane)
+                tier = plane.tier(line.tier)
+                price = _switch_estimate(tier.switch, catalog, prices) if tier else None
+                estimated = estimated or price is not None
+            if price is None:
+                unpriced += 1
+                continue
+            total += price * line.quantity
         cost = str(total)
     first = design_planes[0].shape
     sus = first.groups if request.fabric != Fabric.TOR else 0
@@ -1144,6 +1177,8 @@ def _size(
         power_per_row_w=row_power,
         warnings=_warnings(design_planes, models, bom, catalog, request, rack_power),
         cost=cost,
+        cost_estimated=estimated,
+        unpriced_lines=unpriced,
     )
     check_design(design)  # every line fits its cages, or the engine has a bug: raise
     return design
@@ -1228,11 +1263,46 @@ def _notes(design: Design, best: Design, prices_given: bool) -> tuple[Text, ...]
             )
         )
     if prices_given and design.cost is not None and best.cost is not None and design is not best:
-        delta = (Decimal(design.cost) - Decimal(best.cost)) / request.gpus
+        delta = ((Decimal(design.cost) - Decimal(best.cost)) / request.gpus).quantize(
+            Decimal("0.01")
+        )
+        if delta > 0:
+            notes.append(
+                text(
+                    gettext_noop("Costs %(amount)s more per GPU than the lowest-cost option."),
+                    amount=f"{delta:,.2f}",
+                )
+            )
+        elif delta < 0:  # cheaper only because parts are still to be priced
+            notes.append(
+                text(
+                    gettext_noop(
+                        "Shows %(amount)s less per GPU, but %(lines)s lines are still to be priced."
+                    ),
+                    amount=f"{-delta:,.2f}",
+                    lines=design.unpriced_lines,
+                )
+            )
+    if design.cost_estimated:
         notes.append(
             text(
-                gettext_noop("Costs %(amount)s more per GPU than the first option."),
-                amount=f"{delta:,.2f}",
+                gettext_noop(
+                    "Switch prices are estimates from catalog switches of the same capacity."
+                )
+            )
+        )
+    if design.unpriced_lines:
+        notes.append(
+            text(
+                gettext_noop("%(lines)s lines have no price yet; the cost leaves them out."),
+                lines=design.unpriced_lines,
+            )
+        )
+    if compute.shape.tiers >= 2:
+        notes.append(
+            text(
+                gettext_noop("Grows to %(gpus)s GPUs with these spines."),
+                gpus=compute.growth.max_gpus_current_spines,
             )
         )
     return tuple(notes)
@@ -1243,14 +1313,18 @@ def alternatives(
     catalog: CatalogSnapshot,
     prices: Mapping[str, Decimal] | None = None,
 ) -> tuple[Design, ...]:
-    """Up to three valid designs over the open choices, cheapest per GPU first (without prices:
-    fewest switches, then least power)."""
+    """Up to three valid designs over the open choices, each labelled by what it optimises:
+    the lowest cost per GPU (fully priced designs before those with lines still to be priced;
+    without prices, fewest switches then least power), the most resilient (most spines, no
+    single point of failure), the most growth room. An oversubscription the request states is a
+    ceiling: alternatives meet it or do better (a 1:1 request is never offered 2:1)."""
     fabrics = [request.fabric] if request.fabric else [Fabric.RAIL, Fabric.RAIL_PLANE, Fabric.TOR]
-    overs = (
-        [request.oversubscription]
-        if request.oversubscription
-        else [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
-    )
+    if request.oversubscription:
+        overs = [request.oversubscription]
+        if request.oversubscription.leaf > 1:
+            overs.append(replace(request.oversubscription, leaf=1.0))
+    else:
+        overs = [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
     designs: list[Design] = []
     failures: list[Text] = []
     for fabric in fabrics:
@@ -1275,16 +1349,37 @@ def alternatives(
         )
         raise NoDesign(text(gettext_noop("No design fits the request: %(reason)s"), reason=reason))
 
+    def switches(design: Design) -> int:
+        return sum(t.count for p in design.planes for t in p.tiers)
+
     def rank(design: Design) -> tuple[object, ...]:
-        switches = sum(t.count for p in design.planes for t in p.tiers)
         cost = Decimal(design.cost) if design.cost is not None else Decimal(0)
         leaf = design.compute.tiers[0]
         fabric = design.request.fabric or ""
-        return (cost / design.gpus, switches, design.power_w, fabric, leaf.switch,
-                leaf.oversubscription or 0)  # fmt: skip
+        return (design.unpriced_lines > 0, cost / design.gpus, switches(design), design.power_w,
+                fabric, leaf.switch, leaf.oversubscription or 0)  # fmt: skip
+
+    def resilience(design: Design) -> tuple[object, ...]:
+        weak = any(w.code == "single_point_of_failure" for w in design.warnings)
+        spines = min((p.shape.spines_per_pod for p in design.planes if p.shape.tiers > 1),
+                     default=0)  # fmt: skip
+        return (weak, -spines, rank(design))
+
+    def growth(design: Design) -> tuple[object, ...]:
+        return (-design.compute.growth.max_gpus_current_spines, rank(design))
 
     designs.sort(key=rank)
-    chosen = designs[:MAX_ALTERNATIVES]
+    chosen: list[Design] = []
+    taken: set[int] = set()
+    for label, order in (("lowest_cost", rank), ("most_resilient", resilience),
+                         ("most_growth", growth)):  # fmt: skip
+        for design in sorted(designs, key=order):
+            if id(design) not in taken:
+                taken.add(id(design))
+                chosen.append(replace(design, label=label))
+                break
+        if len(chosen) >= MAX_ALTERNATIVES:
+            break
     best = chosen[0]
     return tuple(
         replace(design, notes=_notes(design, best, prices is not None)) for design in chosen

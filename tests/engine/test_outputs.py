@@ -15,7 +15,7 @@ from planner.engine.request import parse_request
 from planner.engine.serialize import design_to_dict, format_text
 from planner.engine.sizing import alternatives, size
 from planner.engine.topology import topology
-from tests.engine.catalogs import CATALOG
+from tests.engine.catalogs import CATALOG, NO_SWITCHES
 
 
 def _size(**fields: object):
@@ -123,12 +123,56 @@ def test_alternatives_rank_and_explain() -> None:
     options = alternatives(request, CATALOG)
     assert 1 <= len(options) <= 3
     assert all(option.notes for option in options)
+    # Labelled by what each optimises, each a different design; without prices the lowest
+    # "cost" is the fewest switches.
+    labels = [o.label for o in options]
+    assert labels[0] == "lowest_cost"
+    assert len(set(labels)) == len(labels)
     switches = [sum(t.count for t in o.compute.tiers) for o in options]
-    assert switches == sorted(switches)
+    assert switches[0] == min(switches)
+    resilient = next((o for o in options if o.label == "most_resilient"), None)
+    if resilient is not None:
+        spines = [o.compute.shape.spines_per_pod for o in options]
+        assert resilient.compute.shape.spines_per_pod == max(spines)
     prices = {"SW-64x400": Decimal("20000"), "SW-64x800": Decimal("45000")}
     priced = alternatives(request, CATALOG, prices)
-    costs = [Decimal(o.cost or 0) for o in priced]
-    assert costs == sorted(costs)
+    # Fully priced designs first; among them the lowest cost per GPU leads.
+    first = priced[0]
+    assert first.label == "lowest_cost"
+    fully = [o for o in priced if not o.unpriced_lines]
+    if fully:
+        assert not first.unpriced_lines
+        assert Decimal(first.cost or 0) == min(Decimal(o.cost or 0) for o in fully)
+
+
+def test_alternatives_keep_the_oversubscription_ceiling() -> None:
+    # A 1:1 request is never offered 2:1; a 2:1 request may be offered 1:1 (better), never 3:1.
+    one = alternatives(parse_request({"gpus": 2048, "nic_speed": 400, "oversubscription": 1},
+                                     CATALOG), CATALOG)  # fmt: skip
+    assert all((o.compute.tiers[0].oversubscription or 1) <= 1 for o in one)
+    two = alternatives(parse_request({"gpus": 2048, "nic_speed": 400, "oversubscription": 2},
+                                     CATALOG), CATALOG)  # fmt: skip
+    assert all((o.compute.tiers[0].oversubscription or 1) <= 2 for o in two)
+
+
+def test_inline_switches_are_priced_as_estimates_not_free() -> None:
+    # An inline 64x400 spec is priced from the catalog's priced switches of its class
+    # (25.6T, within a factor of two: SW-64x400 at 20,000 for 25.6T), not at zero.
+    prices = {"SW-64x400": Decimal("20000"), "SW-64x800": Decimal("45000")}
+    request = parse_request({"gpus": 1024, "nic_speed": 400, "leaf": "64x400"}, NO_SWITCHES)
+    design = size(request, NO_SWITCHES, prices)
+    assert design.cost is not None
+    assert not design.cost_estimated  # NO_SWITCHES has no switch to estimate from
+    from tests.engine.catalogs import CATALOG as WITH_SWITCHES
+
+    design = size(request, WITH_SWITCHES, prices)
+    switches = sum(t.count for t in design.compute.tiers if t.sku is None)
+    assert switches > 0
+    assert design.cost_estimated
+    # The class of a 25.6T switch (12.8T to 51.2T): SW-64x400 at 20,000 / 25,600 Gbps = 0.78125
+    # and SW-64x800 at 45,000 / 51,200 = 0.87890625 per Gbps; the median (upper of two) times
+    # 25,600 Gbps = 22,500 each. Only switches are priced here, so that is the whole cost.
+    assert Decimal(design.cost or 0) == switches * Decimal(22500)
 
 
 def test_topology_outline_is_small() -> None:

@@ -1,13 +1,15 @@
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from catalog.selectors import price_map
 from core.errors import DomainError
 from planner.engine.serialize import format_text
-from planner.services import design_size
+from planner.services import design_alternatives, design_size
 
 # CLI option -> request field. The request file and the API use the field names.
 OPTIONS: tuple[tuple[str, type, str], ...] = (
@@ -42,6 +44,11 @@ class Command(BaseCommand):
         parser.add_argument("--dual-homing", action="store_true", help="tor: two leaves per rack")
         parser.add_argument("--request", type=Path, help="a JSON request file (API field names)")
         parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument(
+            "--alternatives",
+            action="store_true",
+            help="print up to three alternatives (lowest cost, most resilient, most growth)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         data: dict[str, Any] = {}
@@ -56,6 +63,9 @@ class Command(BaseCommand):
         if "gpus" not in data:
             raise CommandError("--gpus (or a --request file with gpus) is required.")
         try:
+            if options["alternatives"]:
+                self._alternatives(data, options["format"])
+                return
             sized = design_size(request_data=data)
         except DomainError as exc:
             raise CommandError(str(exc).replace("\n", " ")) from exc
@@ -68,6 +78,33 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(sized.result, indent=2, ensure_ascii=False))
         else:
             self.stdout.write(format_text(sized.design))
+
+    def _alternatives(self, data: dict[str, Any], output: str) -> None:
+        options = design_alternatives(request_data=data, prices=price_map())
+        rows = []
+        for option in options:
+            result = option.result
+            cost = result.get("cost")
+            rows.append(
+                {
+                    "label": result["label"],
+                    "cost_per_gpu": (
+                        str((Decimal(cost) / result["gpus"]).quantize(Decimal("0.01")))
+                        if cost is not None
+                        else None
+                    ),
+                    "cost_estimated": result["cost_estimated"],
+                    "unpriced_lines": result["unpriced_lines"],
+                    "tradeoffs": result["notes"],
+                    "design": result,
+                }
+            )
+        if output == "json":
+            self.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False))
+            return
+        for row, option in zip(rows, options, strict=True):
+            self.stdout.write(f"== {row['label']}: {row['cost_per_gpu'] or '-'} per GPU ==")
+            self.stdout.write(format_text(option.design))
 
 
 def _read_request(path: Path) -> dict[str, Any]:
