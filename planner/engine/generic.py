@@ -63,7 +63,8 @@ def module_w(speed_gbps: int) -> float:
 
 def cable_w(media: MediaKind, speed_gbps: int) -> float:
     if media == MediaKind.AOC:
-        return ACTIVE_CABLE_W[media] * max(1.0, speed_gbps / 25) ** 0.75
+        lanes: float = max(1.0, speed_gbps / 25)
+        return ACTIVE_CABLE_W[media] * lanes**0.75
     return ACTIVE_CABLE_W.get(media, 0.0)
 
 
