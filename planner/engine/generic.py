@@ -6,6 +6,8 @@ quoted anyway and the sales engineer prices or replaces the line before the quot
 
 from __future__ import annotations
 
+import math
+
 from planner.engine.catalog import (
     CableKind,
     CableSpec,
@@ -63,8 +65,7 @@ def module_w(speed_gbps: int) -> float:
 
 def cable_w(media: MediaKind, speed_gbps: int) -> float:
     if media == MediaKind.AOC:
-        lanes: float = max(1.0, speed_gbps / 25)
-        return ACTIVE_CABLE_W[media] * lanes**0.75
+        return ACTIVE_CABLE_W[media] * math.pow(max(1.0, speed_gbps / 25), 0.75)
     return ACTIVE_CABLE_W.get(media, 0.0)
 
 
