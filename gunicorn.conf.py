@@ -11,5 +11,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1)
 # from the shared listening socket, so requests go to whichever process is idle; with keep-alive
 # workers, connections stay pinned to one busy process and bench.api's p95 was twice as long.
 worker_class = "sync"
-timeout = 60
+# Settings read the same variable (GUNICORN_TIMEOUT): an Idempotency-Key in flight for longer
+# belongs to a request gunicorn killed, and a retry may take it over.
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None

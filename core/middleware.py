@@ -1,6 +1,7 @@
 """Request middleware: NUL bytes refused in paths and queries (`NulByteMiddleware`), and
 `Idempotency-Key` on API POSTs (`IdempotencyMiddleware`)."""
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable
@@ -53,7 +54,8 @@ class NulByteMiddleware:
 
 class IdempotencyMiddleware:
     """The same key and body replay the first response (the Stripe convention); the same key with
-    another body is 422; a request still in flight with it is 409."""
+    another body is 422; a request still in flight with it is 409, until the request timeout
+    has passed (then it was killed, and the retry runs)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -92,8 +94,12 @@ class IdempotencyMiddleware:
             return replay
         try:
             response = self.get_response(request)
-        except Exception:
-            idempotency_abandon(principal=principal, key=key)
+        except BaseException:
+            # Also SystemExit: gunicorn aborts a request past its timeout that way. A request
+            # killed outright (SIGKILL, out of memory) cannot release its key; the key then
+            # expires after the request timeout (IDEMPOTENCY_IN_FLIGHT_SECONDS).
+            with contextlib.suppress(Exception):  # the connection may be gone with the request
+                idempotency_abandon(principal=principal, key=key)
             raise
         if response.status_code >= 500 or response.streaming:
             idempotency_abandon(principal=principal, key=key)

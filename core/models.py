@@ -46,14 +46,16 @@ class JobStatus(models.TextChoices):
 class Job(models.Model):
     """State of a background job, in the database where the UI and API read it.
 
-    A worker takes a lease when it starts; a job whose lease ran out was abandoned by a dead
-    worker and may be retried, up to `settings.JOB_MAX_ATTEMPTS` times."""
+    A worker takes a lease when it starts (`core.services.lease_take`) and, for long work, renews
+    it from a heartbeat (`LeaseHeartbeat`); a job whose lease ran out was abandoned by a dead
+    worker and may be taken over, up to `settings.JOB_MAX_ATTEMPTS` times."""
 
     status = models.CharField(
         _("status"), max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED
     )
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
     lease_expires_at = models.DateTimeField(_("lease expires at"), null=True, blank=True)
+    lease_owner = models.CharField(_("lease holder"), max_length=32, blank=True)
     error = models.TextField(_("error"), blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)

@@ -1,8 +1,10 @@
 """Writes for users, teams and background jobs."""
 
 import hashlib
+import logging
 import secrets
 import socket
+import threading
 from collections.abc import Collection
 from datetime import timedelta
 from enum import StrEnum
@@ -12,7 +14,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission, User
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
 from core.models import (
@@ -26,6 +28,8 @@ from core.models import (
     WorkerProbe,
 )
 from core.roles import ROLES, Role
+
+logger = logging.getLogger(__name__)
 
 STAFF_ROLES = frozenset({"sales-manager", "catalog-manager", "administrator"})
 
@@ -106,8 +110,9 @@ class Lease(StrEnum):
 def lease_take(*, row: Any, running: str, finished: Collection[str], lease_seconds: int) -> Lease:
     """The lease rule every job row follows (worker probes, documents): a row is taken unless it
     is finished or another worker's lease is still live, and each take counts as an attempt.
-    Sets status, start and lease on a take; the caller saves. The row must be locked
-    (select_for_update) in the caller's transaction."""
+    A lease not renewed for longer than its period is dead (its worker was killed) and is taken
+    over. Sets status, start, lease and a new `lease_owner` token on a take; the caller saves.
+    The row must be locked (select_for_update) in the caller's transaction."""
     now = timezone.now()
     if row.status in finished:
         return Lease.FINISHED
@@ -119,7 +124,84 @@ def lease_take(*, row: Any, running: str, finished: Collection[str], lease_secon
     row.status = running
     row.started_at = now
     row.lease_expires_at = now + timedelta(seconds=lease_seconds)
+    row.lease_owner = secrets.token_hex(16)
     return Lease.TAKEN
+
+
+def lease_renew(
+    *, model: type[models.Model], pk: int, owner: str, running: str, lease_seconds: int
+) -> bool:
+    """Extend a lease its holder still holds: one UPDATE, no lock. False once the job finished or
+    another worker took it over (the holder then must not store its result)."""
+    renewed = model._default_manager.filter(pk=pk, status=running, lease_owner=owner).update(
+        lease_expires_at=timezone.now() + timedelta(seconds=lease_seconds)
+    )
+    return bool(renewed)
+
+
+class LeaseHeartbeat:
+    """Renews a lease every `interval` seconds from a thread while the work runs, so that a lease
+    can be short (a killed worker's job is taken over soon after) however long the work takes.
+
+        with LeaseHeartbeat(model=Document, pk=..., owner=..., running=..., lease_seconds=30):
+            render()
+
+    `lost` is set when the lease turns out to be someone else's. The thread has its own database
+    connection, so the take must be committed: inside an atomic block (a test's transaction) the
+    thread is not started and renewing is left to the caller."""
+
+    def __init__(
+        self,
+        *,
+        model: type[models.Model],
+        pk: int,
+        owner: str,
+        running: str,
+        lease_seconds: int,
+        interval: float,
+    ) -> None:
+        self.model, self.pk, self.owner, self.running = model, pk, owner, running
+        self.lease_seconds = lease_seconds
+        self.interval = interval
+        self.lost = threading.Event()
+        self.renewals = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "LeaseHeartbeat":
+        if not connection.in_atomic_block:
+            self._thread = threading.Thread(
+                target=self._run, name=f"lease-{self.model.__name__}-{self.pk}", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                try:
+                    held = lease_renew(
+                        model=self.model,
+                        pk=self.pk,
+                        owner=self.owner,
+                        running=self.running,
+                        lease_seconds=self.lease_seconds,
+                    )
+                except Exception:  # a database blip: the next beat tries again
+                    logger.warning("lease %s %s: renewal failed", self.model.__name__, self.pk)
+                    continue
+                if not held:
+                    logger.warning("lease %s %s: taken over", self.model.__name__, self.pk)
+                    self.lost.set()
+                    return
+                self.renewals += 1
+        finally:
+            connection.close()  # this thread's own connection
 
 
 def job_start(*, job: Job, lease_seconds: int | None = None) -> bool:
@@ -243,6 +325,13 @@ def api_token_revoke(*, token: ApiToken) -> ApiToken:
 IDEMPOTENCY_TTL = timedelta(hours=24)
 
 
+def idempotency_in_flight_limit() -> timedelta:
+    """How long a key may stay "in progress": past the request timeout (gunicorn's `timeout`,
+    IDEMPOTENCY_IN_FLIGHT_SECONDS) its request was killed without releasing it (timeout, out of
+    memory, SIGKILL), so a retry takes the key over instead of getting 409 for 24 hours."""
+    return timedelta(seconds=settings.IDEMPOTENCY_IN_FLIGHT_SECONDS)
+
+
 class IdempotencyConflict(Exception):
     """The key is in use: `in_flight` (409) or for a different request body (422)."""
 
@@ -253,8 +342,11 @@ class IdempotencyConflict(Exception):
 
 def idempotency_begin(*, principal: str, key: str, request_hash: str) -> IdempotencyKey | None:
     """Reserve the key for this request. Returns None when the request should run, the stored
-    row when its response should be replayed; raises IdempotencyConflict otherwise."""
-    cutoff = timezone.now() - IDEMPOTENCY_TTL
+    row when its response should be replayed; raises IdempotencyConflict otherwise. A key left
+    in flight for longer than the request timeout belongs to a killed request: the first retry
+    takes it over (one conditional UPDATE, so of simultaneous retries exactly one runs)."""
+    now = timezone.now()
+    cutoff = now - IDEMPOTENCY_TTL
     IdempotencyKey.objects.filter(principal=principal, key=key, created_at__lt=cutoff).delete()
     try:
         with transaction.atomic():
@@ -265,6 +357,13 @@ def idempotency_begin(*, principal: str, key: str, request_hash: str) -> Idempot
     if existing.request_hash != request_hash:
         raise IdempotencyConflict(in_flight=False)
     if existing.in_flight:
+        if existing.created_at < now - idempotency_in_flight_limit():
+            taken = IdempotencyKey.objects.filter(
+                pk=existing.pk, in_flight=True, created_at=existing.created_at
+            ).update(created_at=now)
+            if taken:
+                logger.warning("idempotency key of a killed request taken over by its retry")
+                return None
         raise IdempotencyConflict(in_flight=True)
     return existing
 
@@ -278,7 +377,8 @@ def idempotency_finish(
     body: bytes,
     location: str = "",
 ) -> None:
-    IdempotencyKey.objects.filter(principal=principal, key=key).update(
+    # Only while in flight: the first response stored for the key is the one replayed.
+    IdempotencyKey.objects.filter(principal=principal, key=key, in_flight=True).update(
         in_flight=False,
         status_code=status_code,
         content_type=content_type,

@@ -408,6 +408,10 @@ class ShareLink(models.Model):
     revoked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    # The PDF this link last served, checked against its SHA-256 as it was sent: an acceptance
+    # through the link records the hash of the bytes the customer actually received.
+    served_sha256 = models.CharField(_("SHA-256 of the PDF last served"), max_length=64, blank=True)
+    served_at = models.DateTimeField(_("PDF last served at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("share link")
@@ -516,7 +520,11 @@ class DocumentStatus(models.TextChoices):
 
 class Document(models.Model):
     """A PDF for one quote revision, and the job that renders it. One row per revision, kind,
-    language, template version and start date: asking again returns the same document."""
+    language, template version and start date: asking again returns the same document.
+
+    Its file is immutable: stored under a name carrying the document's id and the SHA-256 of the
+    bytes (`storage_name`), never shared with another document and never rewritten; `sha256`
+    is the hash of exactly those bytes, and every download checks it again."""
 
     revision = models.ForeignKey(
         QuoteRevision,
@@ -535,6 +543,11 @@ class Document(models.Model):
     step = models.CharField(_("step"), max_length=30, blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     lease_expires_at = models.DateTimeField(_("lease expires at"), null=True, blank=True)
+    # Who holds the lease (a random token per take): only the holder renews it or stores a file.
+    lease_owner = models.CharField(_("lease holder"), max_length=32, blank=True)
+    # When its last message went to the broker: a queued job whose message is older than
+    # DOCUMENT_QUEUE_STALE_SECONDS is sent again (the broker may have lost it).
+    queued_at = models.DateTimeField(_("queued at"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)  # in words, for the user
     file = models.FileField(_("file"), upload_to="documents/", blank=True)
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
@@ -560,11 +573,25 @@ class Document(models.Model):
                 name="document_once_per_revision_language_version",
             )
         ]
-        indexes = [models.Index(fields=["status", "lease_expires_at"])]
+        indexes = [
+            models.Index(fields=["status", "lease_expires_at"]),
+            models.Index(fields=["status", "queued_at"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.revision} {self.kind} {self.language} ({self.status})"
 
     @property
     def filename(self) -> str:
-        return f"{self.revision.label}-{self.kind}-{self.language}.pdf"
+        """The name the reader's browser saves it under (not the storage name)."""
+        start = f"-{self.start_date:%Y%m%d}" if self.kind == DocumentKind.PLAN else ""
+        return f"{self.revision.label}-{self.kind}-{self.language}{start}.pdf"
+
+    def storage_name(self, sha256: str) -> str:
+        """Where the bytes with this hash are stored: the document's own id and the hash are in
+        the name, so no other document (another language, kind, start date or template
+        version of the same revision) can ever write to it."""
+        return (
+            f"documents/{self.revision.quote.number}/"
+            f"{self.pk}-{self.kind}-{self.language}-{sha256[:16]}.pdf"
+        )

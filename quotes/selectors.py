@@ -114,9 +114,12 @@ def revision_proposal_document(revision: QuoteRevision) -> Document | None:
     return preferred or ready.first()
 
 
-def revision_document_sha256(revision: QuoteRevision) -> str | None:
-    """SHA-256 of the exact proposal PDF the customer can download and accept; None when no PDF
-    has been rendered (the customer then accepts the HTML proposal)."""
+def revision_document_sha256(revision: QuoteRevision, link: ShareLink | None = None) -> str | None:
+    """SHA-256 of the exact proposal PDF the customer accepts: the bytes the share link last
+    served them (checked against that hash as they were sent), else the PDF they can download
+    now; None when no PDF has been rendered (the customer then accepts the HTML proposal)."""
+    if link is not None and link.served_sha256:
+        return link.served_sha256
     document = revision_proposal_document(revision)
     return document.sha256 if document else None
 

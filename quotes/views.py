@@ -405,7 +405,7 @@ def proposal_accept(request: HttpRequest, token: str) -> HttpResponse:
                 email=form.cleaned_data["email"],
                 ip=_client_ip(request),
                 optional_line_ids=form.cleaned_data["optional_lines"],
-                pdf_sha256=selectors.revision_document_sha256(link.revision),
+                pdf_sha256=selectors.revision_document_sha256(link.revision, link),
             )
         except DomainError as exc:
             exc.add_to_form(form)

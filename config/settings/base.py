@@ -264,6 +264,15 @@ CACHES = {
     )
 }
 
+# --- Requests -----------------------------------------------------------------------------------
+# gunicorn kills a request that runs longer than this (gunicorn.conf.py reads the same variable).
+GUNICORN_TIMEOUT = env.int("GUNICORN_TIMEOUT", default=60)
+# An Idempotency-Key still "in progress" after the request timeout (plus the few seconds gunicorn
+# takes to kill the worker) belongs to a killed request: a retry with it then proceeds (409 before).
+IDEMPOTENCY_IN_FLIGHT_SECONDS = env.int(
+    "IDEMPOTENCY_IN_FLIGHT_SECONDS", default=GUNICORN_TIMEOUT + 5
+)
+
 # --- Celery -------------------------------------------------------------------------------------
 # Redis when REDIS_URL is set; otherwise kombu's filesystem transport, so that a bare machine still
 # runs a real worker process with no server to install.
@@ -307,20 +316,31 @@ CELERY_TIMEZONE = TIME_ZONE
 JOB_MAX_ATTEMPTS = env.int("JOB_MAX_ATTEMPTS", default=3)
 # Periodic work scans the database (never delayed tasks): expiring quotes, re-queueing or failing
 # background jobs whose worker died (their lease ran out).
+DOCUMENT_SWEEP_SECONDS = env.int("DOCUMENT_SWEEP_SECONDS", default=15)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "expire-quotes": {"task": "quotes.tasks.expire_quotes", "schedule": 15 * 60},
     "dispatch-due-webhooks": {"task": "core.tasks.dispatch_due_webhooks", "schedule": 60},
     "purge-idempotency-keys": {"task": "core.tasks.purge_idempotency_keys", "schedule": 60 * 60},
-    "sweep-documents": {"task": "quotes.tasks.sweep_documents", "schedule": 60},
+    "sweep-documents": {
+        "task": "quotes.tasks.sweep_documents",
+        "schedule": DOCUMENT_SWEEP_SECONDS,
+    },
 }
 # PDFs render in their own queue (a worker can be dedicated to it, with its memory cap) so that a
 # large document never delays webhooks or expiry.
 DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default="documents")
 CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
-# A rendering worker renews its lease at every progress step; a lease that runs out means the
-# worker died, and the sweep queues the job again.
-DOCUMENT_LEASE_SECONDS = env.int("DOCUMENT_LEASE_SECONDS", default=CELERY_TASK_TIME_LIMIT)
-DOCUMENT_QUEUE_STALE_SECONDS = env.int("DOCUMENT_QUEUE_STALE_SECONDS", default=600)
+# A rendering worker holds a short lease, renewed by a heartbeat thread every third of it; a lease
+# that runs out means the worker died, and the sweep (every DOCUMENT_SWEEP_SECONDS) queues the job
+# again: a killed render is taken over within lease + sweep period (30 + 15 s).
+DOCUMENT_LEASE_SECONDS = env.int("DOCUMENT_LEASE_SECONDS", default=30)
+DOCUMENT_HEARTBEAT_SECONDS = env.float(
+    "DOCUMENT_HEARTBEAT_SECONDS", default=DOCUMENT_LEASE_SECONDS / 3
+)
+# A queued document whose message went to the broker longer ago than this is sent again, whatever
+# its history (the broker may have lost it: a Redis restart without persistence); a duplicate
+# message is harmless (the task is idempotent). Lost jobs are re-queued within this + the sweep.
+DOCUMENT_QUEUE_STALE_SECONDS = env.int("DOCUMENT_QUEUE_STALE_SECONDS", default=60)
 # The worker logs through Django's LOGGING (JSON lines) instead of replacing the root logger.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

@@ -8,6 +8,7 @@ import re
 import time
 
 import pytest
+from django.urls import reverse
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
@@ -239,7 +240,160 @@ def test_worker_killed_mid_render_still_yields_one_document(
     from django.core.files.storage import default_storage
 
     _dirs, files = default_storage.listdir(f"documents/{quote.number}")
-    assert files == [document.filename]
+    assert [f"documents/{quote.number}/{name}" for name in files] == [document.file.name]
+
+
+# --- Immutable files (issue 18, item 1) ----------------------------------------------------------
+
+
+def _download(client, document) -> bytes:
+    response = client.get(f"/api/v1/documents/{document.pk}/download/")
+    assert response.status_code == 200, response.content
+    return b"".join(response.streaming_content)
+
+
+def _stored_bytes(documents) -> dict[int, bytes]:
+    from django.core.files.storage import default_storage
+
+    result = {}
+    for document in documents:
+        with default_storage.open(document.file.name, "rb") as stored:
+            result[document.pk] = stored.read()
+    return result
+
+
+@pytest.mark.django_db
+def test_documents_that_differ_get_files_of_their_own(full_catalog, engineer, monkeypatch):
+    """Kind, language, start date, template version: every combination that differs is its own
+    document with its own file, whose download is exactly the bytes its SHA-256 names; rendering
+    one again leaves the others' bytes untouched (they once shared a file name and overwrote
+    each other: the first plan's download had the second's SHA-256)."""
+    from datetime import date
+
+    import quotes.documents
+
+    revision = make_quote(engineer).current_revision
+    asks = [
+        {"kind": "proposal", "language": "en"},
+        {"kind": "proposal", "language": "zh-hans"},
+        {"kind": "plan", "language": "en", "start_date": date(2026, 12, 7)},
+        {"kind": "plan", "language": "en", "start_date": date(2027, 3, 1)},
+    ]
+    documents = []
+    for ask in asks:
+        document = document_request(user=engineer, revision=revision, **ask)
+        documents.append(document_render(document_id=document.pk))
+    monkeypatch.setattr(quotes.documents, "TEMPLATE_VERSION", "2099.1.1")
+    newer = document_request(user=engineer, revision=revision, kind="proposal", language="en")
+    documents.append(document_render(document_id=newer.pk))
+    monkeypatch.undo()
+
+    assert len({d.pk for d in documents}) == 5
+    assert all(d.status == DocumentStatus.READY for d in documents), [d.error for d in documents]
+    names = [d.file.name for d in documents]
+    assert len(set(names)) == 5, names
+    for document in documents:
+        assert str(document.pk) in document.file.name.rsplit("/", 1)[1]
+    client = APIClient()
+    client.force_authenticate(engineer)
+    served = {d.pk: _download(client, d) for d in documents}
+    for document in documents:
+        assert hashlib.sha256(served[document.pk]).hexdigest() == document.sha256
+        assert len(served[document.pk]) == document.size_bytes
+    assert len({d.sha256 for d in documents}) == 5
+    _reader, text = pdf_text(served[documents[3].pk])
+    assert "2027-03-01" in text  # the second plan's own start date, not the first's
+
+    # Render the first plan again (asked for again after it failed): a new file of its own.
+    before = _stored_bytes(documents)
+    regenerated = documents[2]
+    Document.objects.filter(pk=regenerated.pk).update(status=DocumentStatus.FAILED)
+    document_request(
+        user=engineer, revision=revision, kind="plan", language="en", start_date=date(2026, 12, 7)
+    )
+    regenerated = document_render(document_id=regenerated.pk)
+    assert regenerated.status == DocumentStatus.READY
+    after = _stored_bytes([d for d in documents if d.pk != regenerated.pk])
+    assert after == {pk: content for pk, content in before.items() if pk != regenerated.pk}
+    for document in documents:
+        document.refresh_from_db()
+        content = _download(client, document)
+        assert hashlib.sha256(content).hexdigest() == document.sha256
+    assert regenerated.file.name not in names[:2] + names[3:]
+
+
+@pytest.mark.django_db
+def test_a_download_rechecks_the_hash_and_never_sends_wrong_bytes(full_catalog, engineer, client):
+    from django.core.files.storage import default_storage
+
+    revision = make_quote(engineer).current_revision
+    document = document_request(user=engineer, revision=revision, language="en")
+    document = document_render(document_id=document.pk)
+    other = document_request(user=engineer, revision=revision, language="zh-hans")
+    other = document_render(document_id=other.pk)
+    other_bytes = _stored_bytes([other])[other.pk]
+    # The stored bytes change behind the row's back (a disk fault, a hand-edited file).
+    path = default_storage.path(document.file.name)
+    with open(path, "r+b") as stored:
+        stored.seek(100)
+        stored.write(b"tampered")
+
+    api = APIClient()
+    api.force_authenticate(engineer)
+    response = api.get(f"/api/v1/documents/{document.pk}/download/")
+    assert response.status_code == 409
+    assert response["Content-Type"] == "application/problem+json"
+    assert "does not match its recorded SHA-256" in response.json()["detail"]
+    assert b"%PDF" not in response.content
+    client.force_login(engineer)
+    page = client.get(reverse("quotes:document-download", args=[document.pk]))
+    assert page.status_code in (404, 409)  # failed now: asking again renders it anew
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    assert "SHA-256" in document.error
+
+    again = document_request(user=engineer, revision=revision, language="en")
+    assert again.pk == document.pk
+    again = document_render(document_id=again.pk)
+    assert again.status == DocumentStatus.READY
+    assert hashlib.sha256(_download(api, again)).hexdigest() == again.sha256
+    assert _download(api, other) == other_bytes  # the other document's bytes never moved
+
+
+@pytest.mark.django_db
+def test_acceptance_records_the_hash_of_the_bytes_served(client, quote, engineer, monkeypatch):
+    """The customer downloads the proposal through the link; a newer proposal is rendered for
+    the revision afterwards; the acceptance names the bytes the customer received."""
+    import quotes.documents
+    from quotes import services
+    from quotes.models import CustomerDecision
+    from quotes.pdf import RenderedDocument
+
+    def render(revision, *, kind, language, start_date, progress):
+        # This quote's test design is a stub the PDF templates cannot draw: stand-in bytes.
+        version = quotes.documents.TEMPLATE_VERSION
+        return RenderedDocument(f"%PDF-1.7 {revision.label} {language} {version}".encode(), 1)
+
+    monkeypatch.setattr(quotes.documents, "render_document", render)
+    link = services.revision_send(user=engineer, revision=quote.current_revision)
+    language = quote.customer.preferred_language
+    served = document_request(user=engineer, revision=link.revision, language=language)
+    served = document_render(document_id=served.pk)
+    response = client.get(reverse("share:document", args=[link.token]))
+    assert response.status_code == 200
+    content = b"".join(response.streaming_content)
+    assert hashlib.sha256(content).hexdigest() == served.sha256
+
+    monkeypatch.setattr(quotes.documents, "TEMPLATE_VERSION", "2099.1.1")
+    newer = document_request(user=engineer, revision=link.revision, language=language)
+    newer = document_render(document_id=newer.pk)
+    assert newer.sha256 != served.sha256
+    response = client.post(
+        reverse("share:accept", args=[link.token]),
+        {"name": "Li Wei", "email": "li.wei@example.com", "agree": "on"},
+    )
+    assert response.status_code == 302
+    assert CustomerDecision.objects.get().pdf_sha256 == served.sha256
 
 
 # The EZMAX brochure's 64-GPU example on one SN2410: 52 cables, few enough to print the cabling
