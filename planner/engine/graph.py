@@ -1,11 +1,17 @@
 """Independent checks of a design on its switch-level graph (networkx).
 
-Parallel links between two switches are merged into one edge with their total capacity, so the
-graph has one node per switch and stays small at 100,000 GPUs. Servers appear as one node per
-leaf group (a scalable unit or a rack), only for the connectivity check."""
+Connectivity, hops and ECMP paths use the switch graph with parallel links between two switches
+merged into one edge of their total capacity (one node per switch, servers as one node per leaf
+group), so it stays small at 100,000 GPUs.
+
+The bisection is computed apart from the sizing formula (`fabric.bisection_gbps`): a max-flow
+over the plane's real switch graph with the servers in it, for each of several balanced cuts of
+the servers, the worst cut giving the figure. See `bisection_cuts`."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +20,14 @@ import networkx as nx
 from planner.engine import names
 from planner.engine.design import Design, PlaneDesign, PlaneShape
 from planner.engine.fabric import leaf_downlinks_at
+
+# A server's cross-rail path: its GPUs reach each other over NVLink through NVSwitch, not over
+# the network. NVIDIA's H100 SXM (fourth-generation NVLink) gives each GPU 900 GB/s counting both
+# directions ("900 gigabytes per second (GB/s) bidirectional per GPU", NVIDIA Hopper
+# architecture page and H100 datasheet), so 450 GB/s = 3,600 Gb/s each way; a DGX/HGX H100-class
+# server of 8 GPUs moves 8 x 450 GB/s = 3.6 TB/s = 28,800 Gb/s between its GPUs each way.
+# Bisection figures are one-way, like the network's. Pass 0 for servers without NVLink.
+NVLINK_GBPS_PER_GPU = 3_600
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +39,14 @@ class FailureImpact:
 
 
 @dataclass(frozen=True, kw_only=True)
+class CutFlow:
+    """One balanced cut of a plane's servers and the max-flow across it, one way, in Gbps."""
+
+    cut: str  # the cut's name; cuts that put the same servers on each side are joined by " = "
+    gbps: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class PlaneGraphReport:
     plane: str
     nodes: int
@@ -33,14 +55,22 @@ class PlaneGraphReport:
     max_leaf_hops: int  # switch-to-switch links on the longest leaf-to-leaf shortest path
     max_server_hops: int  # links between two servers, NIC to NIC
     ecmp_paths: int  # equal-cost paths between the two most distant leaves
-    bisection_gbps: int  # by minimum cut
-    analytic_bisection_gbps: int
+    bisection_gbps: int  # by max-flow over the graph: the worst of `cuts`
+    analytic_bisection_gbps: int  # the sizing formula's figure, kept beside it
     worst_switch_failure: FailureImpact | None
     worst_link_failure: FailureImpact | None
+    bisection_cut: str = ""  # the cut that gave `bisection_gbps`
+    cuts: tuple[CutFlow, ...] = ()
+    nvlink_gbps_per_server: int = 0  # the server-internal cross-rail capacity assumed
 
     @property
     def bisection_matches(self) -> bool:
         return self.bisection_gbps == self.analytic_bisection_gbps
+
+    @property
+    def bisection_gap_gbps(self) -> int:
+        """Formula minus graph: negative when the formula understates the fabric."""
+        return self.analytic_bisection_gbps - self.bisection_gbps
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +80,11 @@ class GraphReport:
     @property
     def ok(self) -> bool:
         return all(p.servers_connected and p.bisection_matches for p in self.planes)
+
+    @property
+    def bisection_disagreements(self) -> tuple[PlaneGraphReport, ...]:
+        """Planes whose formula and graph bisections differ (both figures are in each)."""
+        return tuple(p for p in self.planes if not p.bisection_matches)
 
 
 def _leaf_names(shape: PlaneShape, fabric_plane: int) -> list[str]:
@@ -113,6 +148,304 @@ def build_graph(design: Design, plane: str = "compute") -> Any:
     graph.add_edges_from(edges)
     return graph
 
+
+# ---------------------------------------------------------------------------------------------
+# Bisection: max-flow over balanced cuts of the servers
+#
+# The graph holds every switch of the plane (every fabric plane of a rail-plane fabric) with its
+# switch-to-switch links merged per pair, every server with one node per bundle of NIC links to
+# one leaf, and, for servers with several ports, a hub (its NVSwitch) joined to each of its port
+# nodes by that port's share of the server's NVLink capacity: the path by which traffic changes
+# rail inside a server. A cut puts each server on one side, or splits it (the rail cut); a
+# super-source feeds every port node on side A and a super-sink drains every port node on side
+# B, both without limit, so the max flow is what the NICs' links, the switches' links and the
+# servers' NVLink can carry between the halves. (The hub of a server wholly on one side carries
+# nothing the source or sink would not supply directly; it matters when a server is split.)
+#
+# Capacities are counted in half-gigabits (every figure doubled), so that the middle server of
+# an odd count can count half on each side; flows are halved back (rounded down) at the end.
+
+SOURCE = "bisection-source"
+SINK = "bisection-sink"
+# Up to this many edges a plane's graph is built device by device; beyond it, as a quotient.
+FULL_GRAPH_MAX_EDGES = 1_200
+
+
+_Sides = tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Cut:
+    """Which servers of each leaf group (in group order) are on which side: (whole servers on
+    side A, servers halved, whole servers on side B). `rails`: every server split instead, the
+    first half of its ports (fabric plane by fabric plane, rail by rail) on side A."""
+
+    name: str
+    sides: _Sides
+    rails: bool = False
+
+
+def _group_sizes(shape: PlaneShape) -> list[int]:
+    return [group.servers for group in shape.leaf_groups for _ in range(group.count)]
+
+
+def _ports(shape: PlaneShape) -> int:
+    """Links from one server (or packed endpoint) into one fabric plane."""
+    return shape.leaves_per_group * shape.links_per_server_per_leaf
+
+
+def _balance(sizes: Sequence[int], on_a: Sequence[int], middle: int | None = None) -> _Sides:
+    """Move servers between sides, from the last groups back, until side A holds half of them
+    (rounded down); with an odd count, one server of side B (in group `middle`, or the last
+    group with one) counts half on each side."""
+    a = list(on_a)
+    excess = sum(a) - sum(sizes) // 2
+    for g in reversed(range(len(sizes))):
+        step = min(excess, a[g]) if excess > 0 else -min(-excess, sizes[g] - a[g])
+        a[g] -= step
+        excess -= step
+    halved = [0] * len(sizes)
+    if sum(sizes) % 2:
+        if middle is None:
+            middle = max(g for g in range(len(sizes)) if sizes[g] > a[g])
+        halved[middle] = 1
+    return tuple((a[g], halved[g], sizes[g] - a[g] - halved[g]) for g in range(len(sizes)))
+
+
+def _cuts(shape: PlaneShape) -> list[_Cut]:
+    """The balanced cuts tried, identical ones merged:
+
+    - "halves": the first half of the servers in cabling order against the second. Scalable
+      units (racks in ToR fabrics, leaves in packed planes), pods and rows of racks are all runs
+      of consecutive servers (`media.rail_run_m`, `media.leaf_link_runs`), so this is the cut by
+      unit, by pod and by row at once: whole ones on each side but the one the midpoint splits;
+    - "alternate units": units alternate between the sides, so every pod holds both halves and
+      their traffic crosses at the spines rather than the cores;
+    - "alternate pods" (three tiers): pods alternate between the sides;
+    - "rails": every server split, the first half of its ports on one side (rails 1-4 of 8
+      against 5-8): traffic between the halves must change rail, through the spines of a
+      rail-optimised fabric or, in a rail-only one, inside the servers over NVLink. Tried when
+      servers have an even number of ports, two or more, outside packed planes."""
+    sizes = _group_sizes(shape)
+    half = sum(sizes) // 2
+    prefix, start, middle = [], 0, 0
+    for g, size in enumerate(sizes):
+        prefix.append(min(size, max(0, half - start)))
+        if start <= half < start + size:
+            middle = g
+        start += size
+    found: dict[_Sides, list[str]] = {_balance(sizes, prefix, middle): ["halves"]}
+    candidates: list[tuple[str, list[int]]] = []
+    if len(sizes) > 1:
+        candidates.append(
+            ("alternate units", [s if g % 2 == 0 else 0 for g, s in enumerate(sizes)])
+        )
+    if shape.tiers == 3 and shape.pods > 1:
+        per_pod = shape.groups_per_pod
+        candidates.append(
+            ("alternate pods", [s if (g // per_pod) % 2 == 0 else 0 for g, s in enumerate(sizes)])
+        )
+    for name, on_a in candidates:
+        found.setdefault(_balance(sizes, on_a), []).append(name)
+    cuts = [_Cut(name=" = ".join(cut_names), sides=sides) for sides, cut_names in found.items()]
+    total_ports = shape.fabric_planes * _ports(shape)
+    if shape.style != "packed" and total_ports >= 2 and total_ports % 2 == 0:
+        cuts.append(_Cut(name="rails", sides=tuple((0, 0, 0) for _ in sizes), rails=True))
+    return cuts
+
+
+def _kinds(cut: _Cut, size: int, sides: tuple[int, int, int]) -> list[tuple[str, int]]:
+    if cut.rails:
+        return [("rail", size)]
+    on_a, halved, on_b = sides
+    return [(kind, count) for kind, count in (("A", on_a), ("half", halved), ("B", on_b)) if count]
+
+
+def _terminal(graph: Any, node: Hashable, side: str) -> None:
+    """Tie a port node to the super-source (side A) or super-sink (side B), without limit."""
+    if side == "A":
+        graph.add_edge(SOURCE, node)
+    else:
+        graph.add_edge(node, SINK)
+
+
+def _attach(
+    graph: Any,
+    server: Hashable,
+    kind: str,
+    weight: int,
+    leaves: list[list[Hashable]],
+    shape: PlaneShape,
+    spoke: int,
+) -> None:
+    """`weight` identical servers of `kind` ("A", "B", "half" or "rail") on leaves[f][w], the
+    w-th leaf of their group in fabric plane f, with `spoke` half-gigabits of NVLink per port."""
+    nic = 2 * shape.nic_speed_gbps
+    per_leaf = shape.links_per_server_per_leaf
+    ports = _ports(shape)
+    half_ports = shape.fabric_planes * ports // 2
+    for f, plane_leaves in enumerate(leaves):
+        for w, leaf in enumerate(plane_leaves):
+            if kind in ("A", "B"):
+                graph.add_edge((server, f, w), leaf, capacity=weight * per_leaf * nic)
+                if spoke:
+                    hub = (server, "nvlink")
+                    graph.add_edge((server, f, w), hub, capacity=weight * per_leaf * spoke)
+                _terminal(graph, (server, f, w), kind)
+            elif kind == "half":
+                # The middle server of an odd count: each link carries half its speed for
+                # either side, with no path inside the server between them.
+                for side in "AB":
+                    graph.add_edge(
+                        (server, f, w, side), leaf, capacity=weight * per_leaf * nic // 2
+                    )
+                    _terminal(graph, (server, f, w, side), side)
+            else:
+                first = f * ports + w * per_leaf
+                on_a = max(0, min(per_leaf, half_ports - first))
+                for side, count in (("A", on_a), ("B", per_leaf - on_a)):
+                    if count:
+                        node = (server, f, w, side)
+                        graph.add_edge(node, leaf, capacity=weight * count * nic)
+                        if spoke:
+                            graph.add_edge(
+                                node, (server, "nvlink"), capacity=weight * count * spoke
+                            )
+                        _terminal(graph, node, side)
+
+
+def _full_graph(shape: PlaneShape, cut: _Cut, spoke: int) -> Any:
+    """Every switch, every switch-to-switch bundle and every server of the plane, by name."""
+    graph = nx.Graph()
+    sizes = _group_sizes(shape)
+    lpg = shape.leaves_per_group
+    up = 2 * shape.leaf_spine_links * shape.uplink_speed_gbps
+    total, first = sum(sizes), 0
+    for g, (size, sides) in enumerate(zip(sizes, cut.sides, strict=True)):
+        pod = g // shape.groups_per_pod if shape.tiers == 3 else 0
+        leaves: list[list[Hashable]] = [
+            [names.leaf(shape, f, g * lpg + w) for w in range(lpg)]
+            for f in range(shape.fabric_planes)
+        ]
+        if shape.tiers >= 2:
+            for f, plane_leaves in enumerate(leaves):
+                for leaf in plane_leaves:
+                    for j in range(shape.spines_per_pod):
+                        graph.add_edge(leaf, names.spine(shape, f, pod, j), capacity=up)
+        index = first
+        for kind, count in _kinds(cut, size, sides):
+            for _ in range(count):
+                _attach(graph, names.server(index, total), kind, 1, leaves, shape, spoke)
+                index += 1
+        first += size
+    if shape.tiers == 3:
+        core = 2 * shape.spine_core_links * shape.core_speed_gbps
+        for f in range(shape.fabric_planes):
+            for pod in range(shape.pods):
+                for j in range(shape.spines_per_pod):
+                    for member in range(shape.cores_per_group):
+                        graph.add_edge(
+                            names.spine(shape, f, pod, j),
+                            names.core(shape, f, j * shape.cores_per_group + member),
+                            capacity=core,
+                        )
+    return graph
+
+
+def _quotient_graph(shape: PlaneShape, cut: _Cut, spoke: int) -> Any:
+    """The same flow problem on a graph whose size does not grow with the plane.
+
+    Exact by symmetry. Nodes are merged in classes whose members all have the same capacity
+    towards each other class and the same role (side A, side B, neither): the servers of one
+    kind in leaf groups alike (same size, same split) of one pod, the leaves of such groups by
+    rail, a pod's spines (each meets every leaf of its pod with the same links, and spine j
+    meets core group j, the groups alike), all cores, and pods alike in their groups. Summing a
+    flow of the full graph over each class gives a flow of the quotient; spreading a quotient
+    flow evenly over each class's members gives a flow of the full graph, since every member
+    sees the same share of every merged edge. So both have the same max flow, which keeps
+    131,072 GPUs to a few dozen nodes."""
+    graph = nx.Graph()
+    sizes = _group_sizes(shape)
+    per_pod = shape.groups_per_pod if shape.tiers == 3 else len(sizes)
+    pods: list[Counter[tuple[int, int, int, int]]] = []
+    for g, (size, sides) in enumerate(zip(sizes, cut.sides, strict=True)):
+        if g % per_pod == 0:
+            pods.append(Counter())
+        pods[-1][(size, *sides)] += 1
+    classes = Counter(tuple(sorted(pod.items())) for pod in pods)
+    up = 2 * shape.leaf_uplinks * shape.uplink_speed_gbps  # one leaf to its pod's spines
+    pod_up = 2 * shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
+    for pc, (signature, same_pods) in enumerate(sorted(classes.items())):
+        for f in range(shape.fabric_planes):
+            if shape.tiers == 3:
+                graph.add_edge(("spines", pc, f), ("cores", f), capacity=same_pods * pod_up)
+        for gc, (key, same_groups) in enumerate(signature):
+            size, on_a, halved, on_b = key
+            weight = same_pods * same_groups
+            leaves: list[list[Hashable]] = [
+                [("leaves", pc, gc, f, w) for w in range(shape.leaves_per_group)]
+                for f in range(shape.fabric_planes)
+            ]
+            if shape.tiers >= 2:
+                for f, plane_leaves in enumerate(leaves):
+                    for leaf in plane_leaves:
+                        graph.add_edge(leaf, ("spines", pc, f), capacity=weight * up)
+            for kind, count in _kinds(cut, size, (on_a, halved, on_b)):
+                server = ("servers", pc, gc, kind)
+                _attach(graph, server, kind, weight * count, leaves, shape, spoke)
+    return graph
+
+
+def _full_graph_edges(shape: PlaneShape) -> int:
+    """Edges of `_full_graph`, near enough: three per bundle of a server's links to a leaf (the
+    links, the NVLink spoke, the source or sink) and one per switch-to-switch bundle."""
+    servers = shape.servers * shape.fabric_planes * shape.leaves_per_group * 3
+    fabric = shape.fabric_planes * shape.leaves * shape.spines_per_pod if shape.tiers >= 2 else 0
+    cores = shape.fabric_planes * shape.spines * shape.cores_per_group
+    return servers + fabric + cores
+
+
+def _max_flow(graph: Any) -> int:
+    if SOURCE not in graph or SINK not in graph:
+        return 0
+    value = nx.maximum_flow_value(graph, SOURCE, SINK, flow_func=nx.algorithms.flow.preflow_push)
+    return int(value) // 2  # half-gigabits back to Gbps
+
+
+def nvlink_gbps_per_server(
+    shape: PlaneShape, gpus_per_server: int, nvlink_gbps_per_gpu: int = NVLINK_GBPS_PER_GPU
+) -> int:
+    """The server-internal path between rails on this plane: none for packed planes (storage,
+    frontend, out-of-band ports are endpoints of their own) or single-port servers."""
+    if shape.style == "packed" or shape.fabric_planes * _ports(shape) < 2:
+        return 0
+    return gpus_per_server * nvlink_gbps_per_gpu
+
+
+def bisection_cuts(
+    shape: PlaneShape,
+    gpus_per_server: int,
+    nvlink_gbps_per_gpu: int = NVLINK_GBPS_PER_GPU,
+    aggregate: bool | None = None,
+) -> tuple[CutFlow, ...]:
+    """Max flow between the halves of each balanced cut (`_cuts`) of one plane, in Gbps one
+    way; the bisection is the least of them. `aggregate`: None builds the full graph when it
+    has at most FULL_GRAPH_MAX_EDGES edges and the quotient (`_quotient_graph`) beyond; True or
+    False forces one (tests compare the two)."""
+    nvlink = nvlink_gbps_per_server(shape, gpus_per_server, nvlink_gbps_per_gpu)
+    spoke = 2 * nvlink // (shape.fabric_planes * _ports(shape)) if nvlink else 0
+    if aggregate is None:
+        aggregate = _full_graph_edges(shape) > FULL_GRAPH_MAX_EDGES
+    build = _quotient_graph if aggregate else _full_graph
+    return tuple(
+        CutFlow(cut=cut.name, gbps=_max_flow(build(shape, cut, spoke))) for cut in _cuts(shape)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The formula's own cut (kept only for tests/engine/test_properties.py's symmetry test; not used
+# by `validate`): the first half of one fabric plane's leaves against the second, fabric planes
+# taken as disjoint. It is the cut `fabric.bisection_gbps` computes, not a bisection check.
 
 FULL_FLOW_MAX_EDGES = 20_000
 
@@ -249,7 +582,9 @@ def _failures(shape: PlaneShape) -> tuple[FailureImpact | None, FailureImpact | 
     return worst, link
 
 
-def _validate_plane(design: Design, plane: PlaneDesign) -> PlaneGraphReport:
+def _validate_plane(
+    design: Design, plane: PlaneDesign, nvlink_gbps_per_gpu: int
+) -> PlaneGraphReport:
     shape = plane.shape
     graph = build_graph(design, plane.name)
     if shape.tiers == 1 and shape.leaves_per_group == 2:
@@ -259,6 +594,8 @@ def _validate_plane(design: Design, plane: PlaneDesign) -> PlaneGraphReport:
         connected = nx.is_connected(graph)
     hops, ecmp = _hops(graph, shape)
     switch_failure, link_failure = _failures(shape)
+    cuts = bisection_cuts(shape, design.gpus_per_server, nvlink_gbps_per_gpu)
+    worst = min(cuts, key=lambda cut: cut.gbps)
     return PlaneGraphReport(
         plane=plane.name,
         nodes=graph.number_of_nodes(),
@@ -267,12 +604,21 @@ def _validate_plane(design: Design, plane: PlaneDesign) -> PlaneGraphReport:
         max_leaf_hops=hops,
         max_server_hops=hops + 2,
         ecmp_paths=ecmp,
-        bisection_gbps=_min_cut(shape),
+        bisection_gbps=worst.gbps,
         analytic_bisection_gbps=plane.bisection_gbps,
         worst_switch_failure=switch_failure,
         worst_link_failure=link_failure,
+        bisection_cut=worst.cut,
+        cuts=cuts,
+        nvlink_gbps_per_server=nvlink_gbps_per_server(
+            shape, design.gpus_per_server, nvlink_gbps_per_gpu
+        ),
     )
 
 
-def validate(design: Design) -> GraphReport:
-    return GraphReport(planes=tuple(_validate_plane(design, plane) for plane in design.planes))
+def validate(design: Design, nvlink_gbps_per_gpu: int = NVLINK_GBPS_PER_GPU) -> GraphReport:
+    """Graph checks of every plane. `nvlink_gbps_per_gpu`: each GPU's NVLink bandwidth one way,
+    the servers' cross-rail path (default: H100 SXM, see NVLINK_GBPS_PER_GPU)."""
+    return GraphReport(
+        planes=tuple(_validate_plane(design, plane, nvlink_gbps_per_gpu) for plane in design.planes)
+    )
