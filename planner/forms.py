@@ -54,6 +54,8 @@ STEPS: tuple[Step, ...] = (
             "media",
             "dual_homing",
             "rails_per_plane",
+            "servers_per_su",
+            "min_spines",
         ),
     ),
     Step(
@@ -345,6 +347,18 @@ class WizardStepForm(forms.Form):
         unit=_("rails"),
         minimum=1,
         help_text=_("Rail planes only: rails sharing one spine plane; must divide the rails."),
+    )
+    servers_per_su = NumberField(
+        label=_("Servers per scalable unit"),
+        unit=_("servers"),
+        minimum=1,
+        help_text=_("Empty: as many as one leaf serves at the oversubscription asked for."),
+    )
+    min_spines = NumberField(
+        label=_("Fewest spines"),
+        unit=_("spines"),
+        minimum=1,
+        help_text=_("Two by default, so no single spine carries the fabric; 1 allows one."),
     )
     servers_per_rack = NumberField(
         label=_("Servers per rack"),

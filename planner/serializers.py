@@ -58,6 +58,18 @@ class DesignRequestSerializer(ShallowFieldCopies, serializers.Serializer):  # ty
         help_text=_('Downlink:uplink ratio, e.g. 1 or 3, or per tier {"leaf": 2, "spine": 1}.'),
     )
     media = serializers.ChoiceField(choices=MEDIA_POLICY_CHOICES, required=False)
+    servers_per_su = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        help_text=_("Servers per scalable unit; default: as many as a leaf serves."),
+    )
+    min_spines = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=64,
+        help_text=_("Fewest spines of a two-tier fabric (default 2; 1 allows a single spine)."),
+    )
     dual_homing = serializers.BooleanField(required=False)
     rails_per_plane = serializers.IntegerField(required=False, min_value=1)
     servers_per_rack = serializers.IntegerField(required=False, min_value=1)

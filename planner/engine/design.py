@@ -256,9 +256,11 @@ class PlaneDesign:
         upper: DownPart | None = None,
         lower: DownPart | None = None,
     ) -> LinkGroup:
-        """The group carrying links of a computed run between cages of these parts."""
+        """The group carrying links of a computed run between cages of these parts; where a
+        cage's lanes share one group cut for the longest of their runs, that group."""
+        fallback: tuple[float, int] | None = None
         for run in self.runs:
-            if run.a != a or run.b != b or abs(run.run_m - run_m) >= 1e-6:
+            if run.a != a or run.b != b or run.run_m < run_m - 1e-6:
                 continue
             if upper is not None and (run.ways, run.form_factor) != (
                 upper.ways,
@@ -270,7 +272,12 @@ class PlaneDesign:
                 lower.form_factor,
             ):
                 continue
-            return self.links[run.link_index]
+            if abs(run.run_m - run_m) < 1e-6:
+                return self.links[run.link_index]
+            if fallback is None or run.run_m < fallback[0]:
+                fallback = (run.run_m, run.link_index)
+        if fallback is not None:
+            return self.links[fallback[1]]
         raise KeyError((a, b, run_m, upper, lower))
 
     def leaf_parts(self, downlinks: int) -> tuple[DownPart, ...]:

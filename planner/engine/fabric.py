@@ -32,6 +32,7 @@ class PlaneInput:
     extra_endpoints: int = 0  # packed planes: storage-node ports, management ports
     # Two spines by default, so no single spine carries the whole fabric (one may be asked).
     min_spines: int = 2
+    servers_per_su: int | None = None  # a set scalable-unit size (rail fabrics)
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -186,7 +187,8 @@ def _two_tier(
         if first[2] <= needed:
             return most, first[1], first[2]  # as few spines as the ports allow
     best = (first[0], -most, first[1], first[2]) if first else None
-    for servers in range(most - 1, max(most // 2, 1) - 1, -1):
+    low = most if spec.servers_per_su else max(most // 2, 1)  # a set unit size is kept
+    for servers in range(most - 1, low - 1, -1):
         if ceil_div(endpoints, servers) * leaves_per_group > k_spine:
             break  # smaller units only add leaves
         found = plan(servers)
@@ -326,6 +328,22 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             )
     else:
         group_servers = d_max
+        if spec.servers_per_su:
+            if spec.servers_per_su > d_max:
+                raise SwitchMismatch(
+                    text(
+                        gettext_noop(
+                            "%(plane)s: at %(ratio)s:1 a leaf %(leaf)s serves at most %(most)s "
+                            "servers a unit; servers_per_su asks for %(asked)s."
+                        ),
+                        plane=spec.plane,
+                        ratio=float(spec.leaf_oversubscription),
+                        leaf=spec.leaf.label,
+                        most=d_max,
+                        asked=spec.servers_per_su,
+                    )
+                )
+            group_servers = spec.servers_per_su
     k_spine = spec.spine.logical_ports(up)
     two_tier = _two_tier(spec, endpoints, group_servers, leaves_per_group, per_leaf, up, k_spine)
     d = group_servers * per_leaf

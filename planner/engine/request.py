@@ -112,6 +112,8 @@ class DesignRequest:
     media: MediaPolicy = MediaPolicy.AUTO
     dual_homing: bool = False
     rails_per_plane: int = 1  # rail-plane only: rails sharing one spine plane
+    servers_per_su: int | None = None  # scalable unit size; None: as many as a leaf serves
+    min_spines: int = 2  # two-tier fabrics get at least this many spines (1 allows a single one)
     layout: Layout = Layout()
     storage: PlaneRequest | None = None
     frontend: PlaneRequest | None = None
@@ -136,7 +138,8 @@ TOP_FIELDS = frozenset(
         "gpus", "gpus_per_server", "rails", "nic_speed", "nic", "fabric", "leaf", "spine", "core",
         "oversubscription", "media", "dual_homing", "rails_per_plane", "servers_per_rack",
         "rack_width_m", "racks_per_row", "leaf_placement", "spine_row_distance_m",
-        "cable_slack_m", "max_rack_power_w", "storage", "frontend", "oob",
+        "cable_slack_m", "max_rack_power_w", "storage", "frontend", "oob", "servers_per_su",
+        "min_spines",
     }
 )  # fmt: skip
 PLANE_FIELDS = frozenset(
@@ -539,6 +542,26 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         )
 
     leaf = _switch_field(reader, "leaf", catalog, nic_speed)
+    servers_per_su = reader.int_("servers_per_su", 0, 1, 100_000) or None
+    if servers_per_su and leaf is not None and nic_speed and rails:
+        # A rail leaf takes one port of each server of its unit; a ToR leaf all of them.
+        per_leaf = rails if fabric == Fabric.TOR else 1
+        most = leaf.model.logical_ports(nic_speed) // max(per_leaf, 1)
+        if servers_per_su > most:
+            reader.fail(
+                "servers_per_su",
+                text(
+                    gettext_noop(
+                        "A leaf %(leaf)s serves at most %(most)s servers (%(ports)s ports of "
+                        "%(speed)sG); choose %(most)s or fewer."
+                    ),
+                    leaf=leaf.model.label,
+                    most=most,
+                    ports=leaf.model.logical_ports(nic_speed),
+                    speed=nic_speed,
+                ),
+            )
+    min_spines = reader.int_("min_spines", 2, 1, 64) or 2
     spine = _switch_field(reader, "spine", catalog, None)
     core = _switch_field(reader, "core", catalog, None)
     oversubscription = _parse_oversubscription(reader)
@@ -582,6 +605,8 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         media=media,
         dual_homing=dual,
         rails_per_plane=rails_per_plane,
+        servers_per_su=servers_per_su,
+        min_spines=min_spines,
         layout=layout,
         storage=planes["storage"],
         frontend=planes["frontend"],
@@ -616,6 +641,8 @@ def to_dict(request: DesignRequest) -> dict[str, object]:
         "media": request.media.value,
         "dual_homing": request.dual_homing,
         "rails_per_plane": request.rails_per_plane,
+        **({"servers_per_su": request.servers_per_su} if request.servers_per_su else {}),
+        **({"min_spines": request.min_spines} if request.min_spines != 2 else {}),
         "servers_per_rack": layout.servers_per_rack,
         "rack_width_m": layout.rack_width_m,
         "racks_per_row": layout.racks_per_row,

@@ -500,14 +500,17 @@ def _fabric_groups(
                     speed=speed,
                 )
             )
+        # When a lower cage's lanes were cut to different lengths, its module serves links of
+        # several runs: all of them take the longest run, so one group holds the whole cage.
+        longest = max((run for (_, _, run, _), _ in cages.upper), default=0.0)
         for (ui, li, run, lanes), count in cages.upper:
             if (ui, li) not in units:
                 units[(ui, li)] = Counter()
-            units[(ui, li)][(run, lanes)] += count * copies * times
+            units[(ui, li)][(longest if cages.split else run, lanes)] += count * copies * times
         for (ui, li, run), count in cages.lower:
             if (ui, li) not in lowers:
                 lowers[(ui, li)] = Counter()
-            lowers[(ui, li)][run] += count * copies * times
+            lowers[(ui, li)][longest if cages.split else run] += count * copies * times
     out: list[tuple[LinkGroup, tuple[float, ...]]] = []
     for (ui, li), counted in sorted(units.items()):
         top, bottom = upper[ui], lower[li]
@@ -1103,6 +1106,8 @@ def _size(
             dual_homing=request.dual_homing,
             rails_per_plane=request.rails_per_plane,
             servers_per_rack=layout.servers_per_rack,
+            min_spines=request.min_spines,
+            servers_per_su=request.servers_per_su,
         )
     )
     models = {"compute": compute}

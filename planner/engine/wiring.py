@@ -82,6 +82,9 @@ class FabricCages(NamedTuple):
     # A cage whose lanes would land in cages of different port groups at the far end: no
     # breakout assembly or module can be built for it.
     mixed: bool = False
+    # A lower cage whose lanes reach upper cages cut to different lengths: its module serves
+    # links of more than one run, so the runs cannot be split into separate groups.
+    split: bool = False
 
 
 def upper_cage_runs(
@@ -137,6 +140,7 @@ def fabric_cages(
     link_count: Counter[tuple[int, int, float]] = Counter()
     keys: dict[tuple[int, int, int], int] = {}  # (switch, upper part, cage) -> lower part
     mixed = False
+    split = False
     total = len(lower_runs) * links
     for switch in range(switches):
         start = 0
@@ -166,10 +170,13 @@ def fabric_cages(
                     other = locate(upper, device * links + other_lane)
                     if other[0] != number or keys[(other_switch, other[0], other[1])] != li:
                         mixed = True
+                    elif cage_runs[number][other[1]] != cage_runs[number][cage]:
+                        split = True
             start += part.links
     return FabricCages(
         upper=tuple(upper_count.items()),
         lower=tuple(lower_count.items()),
         links=tuple(link_count.items()),
         mixed=mixed,
+        split=split,
     )

@@ -105,3 +105,27 @@ def test_single_points_of_failure_are_named() -> None:
                   CATALOG)  # fmt: skip
     assert design.compute.tier("spine").count >= 2  # type: ignore[union-attr]
     assert "single_point_of_failure" not in {w.code for w in design.warnings}
+
+
+def test_servers_per_su_sets_the_unit_and_bad_values_name_the_field() -> None:
+    import pytest
+
+    # 1,024 GPUs = 128 servers, rail, 64-port 400G leaves at 1:1 serve 32 servers a unit; asked
+    # for 16: 128 / 16 = 8 units of 8 rail leaves = 64 leaves.
+    request = parse_request(
+        {"gpus": 1024, "nic_speed": 400, "leaf": "64x400", "servers_per_su": 16}, CATALOG
+    )
+    design = size(request, CATALOG)
+    assert design.compute.shape.group_servers == 16
+    assert design.compute.tier("leaf").count == 64  # type: ignore[union-attr]
+    for bad in (0, 65):  # 0 is no unit; a 64-port leaf cannot take 65 servers' rail ports
+        with pytest.raises(RequestError) as caught:
+            parse_request(
+                {"gpus": 1024, "nic_speed": 400, "leaf": "64x400", "servers_per_su": bad}, CATALOG
+            )
+        assert "servers_per_su" in caught.value.texts
+    # 40 servers a unit fit 64 ports, but not at 1:1 (32 down, 32 up): a design error that says
+    # which field asks too much.
+    with pytest.raises(DesignError, match="servers_per_su"):
+        size(parse_request({"gpus": 1024, "nic_speed": 400, "leaf": "64x400",
+                            "servers_per_su": 40}, CATALOG), CATALOG)  # fmt: skip

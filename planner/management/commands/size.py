@@ -25,6 +25,8 @@ OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("oversubscription", float, "downlink:uplink target, e.g. 1, 3, 7 (default 1)"),
     ("media", str, "auto | copper | optical | mmf | smf"),
     ("rails-per-plane", int, "rail-plane: rails sharing one spine plane"),
+    ("servers-per-su", int, "servers per scalable unit (default: as many as a leaf serves)"),
+    ("min-spines", int, "fewest spines of a two-tier fabric (default 2; 1 allows a single spine)"),
     ("servers-per-rack", int, "servers per rack"),
     ("rack-width-m", float, "rack width in metres"),
     ("racks-per-row", int, "racks per row"),
