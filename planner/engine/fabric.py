@@ -486,6 +486,30 @@ def _supply(shape: PlaneShape, start: int, stop: int) -> int:
     return total
 
 
+def _two_tier_bisection(shape: PlaneShape) -> int:
+    """One fabric plane of two tiers, cut between the first half of its servers and the second
+    (cabling order; the middle server of an odd count half on each side). A leaf holding
+    servers of both halves switches min(a, b) between them itself; the rest of each side
+    leaves through its uplinks, and the spines, which every leaf reaches evenly, carry the
+    smaller total across. Counted in half-gigabits so the halved server stays whole."""
+    total = sum(g.count * g.servers for g in shape.leaf_groups)
+    nic2 = 2 * shape.nic_speed_gbps * shape.links_per_server_per_leaf
+    up2 = 2 * shape.leaf_uplinks * shape.uplink_speed_gbps
+    internal = out_a = out_b = 0
+    start2 = 0  # doubled index of the group's first server
+    for group in shape.leaf_groups:
+        for _ in range(group.count):
+            size2 = 2 * group.servers
+            on_a2 = min(size2, max(0, total - start2))  # side A: the first total/2 servers
+            a, b = on_a2 * nic2 // 2, (size2 - on_a2) * nic2 // 2
+            both = min(a, b)
+            internal += group.leaves * both
+            out_a += group.leaves * min(a - both, up2)
+            out_b += group.leaves * min(b - both, up2)
+            start2 += size2
+    return (internal + min(out_a, out_b)) // 2
+
+
 def bisection_gbps(shape: PlaneShape) -> int:
     """Max flow from the first half of each fabric plane's leaves to the second half, with each
     leaf's servers as the source or sink. `graph.validate` computes the same cut by max-flow.
@@ -494,63 +518,67 @@ def bisection_gbps(shape: PlaneShape) -> int:
     tiers: a pod exports at most its spines' core uplinks; a pod split by the halving line
     exchanges traffic internally first, which needs no core capacity."""
     if shape.tiers == 1:
-        return shape.servers * shape.links_per_server_per_leaf * shape.nic_speed_gbps // 2
-    leaves = shape.leaves
-    half = leaves // 2
+        # One switch (or a dual-homed pair) per fabric plane: every server's links meet inside
+        # it, so half the servers' bandwidth crosses any balanced cut, in every fabric plane.
+        links = shape.leaves_per_group * shape.links_per_server_per_leaf
+        return shape.servers * links * shape.nic_speed_gbps * shape.fabric_planes // 2
     if shape.tiers == 2:
-        per_plane = min(_supply(shape, 0, half), _supply(shape, half, leaves))
-        return per_plane * shape.fabric_planes
-    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
-    pod_up = shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
-    if len(shape.leaf_groups) == 1:
-        return _bisection_uniform(shape, leaves, half, pod_leaves, pod_up) * shape.fabric_planes
-    a_ext = b_ext = internal = 0
-    a_rest = b_rest = 0
-    for pod in range(shape.pods):
-        start, stop = pod * pod_leaves, min(leaves, (pod + 1) * pod_leaves)
-        if stop <= half:
-            a_ext += min(_supply(shape, start, stop), pod_up)
-        elif start >= half:
-            b_ext += min(_supply(shape, start, stop), pod_up)
-        else:
-            x, y = _supply(shape, start, half), _supply(shape, half, stop)
-            internal = min(x, y)
-            a_rest, b_rest = min(x - internal, pod_up), min(y - internal, pod_up)
-    per_plane = internal + min(a_ext + a_rest, b_ext + b_rest)
-    return per_plane * shape.fabric_planes
+        return _two_tier_bisection(shape) * shape.fabric_planes
+    return _three_tier_bisection(shape) * shape.fabric_planes
 
 
-def _bisection_uniform(
-    shape: PlaneShape, leaves: int, half: int, pod_leaves: int, pod_up: int
-) -> int:
-    """Three tiers with identical leaves, in closed form: whole pods on one side of the halving
-    line all export the same, so the cost does not grow with the number of pods. Same cut as
-    the pod-by-pod sum in `bisection_gbps` (and as graph.validate's max-flow)."""
-    group = shape.leaf_groups[0]
-    per_leaf = min(
-        group.downlinks_per_leaf * shape.nic_speed_gbps,
-        shape.leaf_uplinks * shape.uplink_speed_gbps,
-    )
+def _group_flows(shape: PlaneShape, servers: int, on_a2: int, leaves: int) -> tuple[int, int, int]:
+    """(switched inside the leaves, sent up by side A, sent up by side B) for one leaf group of
+    `servers` servers, `on_a2` half-servers of them on side A; in half-gigabits."""
+    nic2 = 2 * shape.nic_speed_gbps * shape.links_per_server_per_leaf
+    up2 = 2 * shape.leaf_uplinks * shape.uplink_speed_gbps
+    a, b = on_a2 * nic2 // 2, (2 * servers - on_a2) * nic2 // 2
+    both = min(a, b)
+    return leaves * both, leaves * min(a - both, up2), leaves * min(b - both, up2)
 
-    def export(n_leaves: int) -> int:
-        return min(n_leaves * per_leaf, pod_up)
 
-    a_ext = (half // pod_leaves) * export(pod_leaves)
-    internal = a_rest = b_rest = 0
-    split = half // pod_leaves
-    if half % pod_leaves:
-        start, stop = split * pod_leaves, min(leaves, (split + 1) * pod_leaves)
-        x, y = (half - start) * per_leaf, (stop - half) * per_leaf
-        internal = min(x, y)
-        a_rest, b_rest = min(x - internal, pod_up), min(y - internal, pod_up)
-        first_b = split + 1
-    else:
-        first_b = split
-    b_ext = 0
-    if first_b <= shape.pods - 1:
-        last = leaves - (shape.pods - 1) * pod_leaves
-        b_ext = (shape.pods - 1 - first_b) * export(pod_leaves) + export(last)
-    return internal + min(a_ext + a_rest, b_ext + b_rest)
+def _three_tier_bisection(shape: PlaneShape) -> int:
+    """One fabric plane of three tiers, cut between the first half of its servers and the
+    second: leaves switch what they can between the halves, a pod's spines what its leaves send
+    up from both sides, and the cores the rest, at most what a pod's spines can send to them.
+    Whole pods on one side are alike, so each kind of pod is computed once."""
+    total = sum(g.count * g.servers for g in shape.leaf_groups)
+    pod_up2 = 2 * shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
+    groups = [(g.servers, g.leaves) for g in shape.leaf_groups for _ in range(1)]
+    counts = [g.count for g in shape.leaf_groups]
+    internal = cross_a = cross_b = 0
+    memo: dict[tuple[object, ...], tuple[int, int, int]] = {}
+    start2 = index = 0
+    kind = 0
+    left = counts[0] if counts else 0
+    while index < shape.groups:
+        # The pod's groups: a run of groups, possibly of two kinds (a partial one at the end).
+        in_pod = []
+        for _ in range(min(shape.groups_per_pod, shape.groups - index)):
+            while left == 0:
+                kind += 1
+                left = counts[kind]
+            servers, leaves = groups[kind]
+            on_a2 = min(2 * servers, max(0, total - start2))
+            in_pod.append((servers, on_a2, leaves))
+            start2 += 2 * servers
+            left -= 1
+        index += len(in_pod)
+        key = tuple(in_pod)
+        flows = memo.get(key)
+        if flows is None:
+            leaf_internal = up_a = up_b = 0
+            for servers, on_a2, leaves in in_pod:
+                i, x, y = _group_flows(shape, servers, on_a2, leaves)
+                leaf_internal, up_a, up_b = leaf_internal + i, up_a + x, up_b + y
+            spine_internal = min(up_a, up_b)
+            flows = memo[key] = (
+                leaf_internal + spine_internal,
+                min(up_a - spine_internal, pod_up2),
+                min(up_b - spine_internal, pod_up2),
+            )
+        internal, cross_a, cross_b = (internal + flows[0], cross_a + flows[1], cross_b + flows[2])
+    return (internal + min(cross_a, cross_b)) // 2
 
 
 def growth(

@@ -211,35 +211,21 @@ def test_three_tiers_by_pod() -> None:
         pytest.param(
             {"gpus": 256, "fabric": "rail-plane", "rails_per_plane": 2, **SUPERPOD},
             id="rail-only",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="finding: fabric.bisection_gbps counts one rail plane's switch for a "
-                "one-tier rail-plane fabric (12,800 of 51,200)",
-            ),
         ),
         pytest.param(
             {"gpus": 64, "fabric": "tor", "dual_homing": True, **SUPERPOD},
             id="dual-homed-pair",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="finding: fabric.bisection_gbps counts one switch of a dual-homed pair "
-                "(6,400 of 12,800)",
-            ),
         ),
         pytest.param(
             {"gpus": 384, "fabric": "rail", **SUPERPOD},
             id="partial-unit",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="finding: fabric.bisection_gbps halves the leaves, not the servers "
-                "(51,200 of 76,800)",
-            ),
         ),
     ],
 )
 def test_formula_agrees_with_graph(fields: dict[str, object]) -> None:
-    """Where the formula and the graph disagree this fails: strict marks name today's findings
-    for the formula's owner, and fail as soon as a fix makes them agree (then drop the mark)."""
+    """Where the formula and the graph disagree this fails. Rail-only (each rail plane's switch
+    counted), the dual-homed pair (both switches) and the partial unit (servers halved, not
+    leaves) disagreed until the formula balanced servers instead of leaves."""
     report = _compute(_design(**fields))
     assert report.analytic_bisection_gbps == report.bisection_gbps
 
