@@ -541,43 +541,69 @@ def _three_tier_bisection(shape: PlaneShape) -> int:
     """One fabric plane of three tiers, cut between the first half of its servers and the
     second: leaves switch what they can between the halves, a pod's spines what its leaves send
     up from both sides, and the cores the rest, at most what a pod's spines can send to them.
-    Whole pods on one side are alike, so each kind of pod is computed once."""
+    Pods of the same groups wholly on one side are alike, so each is computed once."""
     total = sum(g.count * g.servers for g in shape.leaf_groups)
     pod_up2 = 2 * shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
-    groups = [(g.servers, g.leaves) for g in shape.leaf_groups for _ in range(1)]
-    counts = [g.count for g in shape.leaf_groups]
-    internal = cross_a = cross_b = 0
     memo: dict[tuple[object, ...], tuple[int, int, int]] = {}
-    start2 = index = 0
-    kind = 0
-    left = counts[0] if counts else 0
-    while index < shape.groups:
-        # The pod's groups: a run of groups, possibly of two kinds (a partial one at the end).
-        in_pod = []
-        for _ in range(min(shape.groups_per_pod, shape.groups - index)):
-            while left == 0:
-                kind += 1
-                left = counts[kind]
-            servers, leaves = groups[kind]
-            on_a2 = min(2 * servers, max(0, total - start2))
-            in_pod.append((servers, on_a2, leaves))
-            start2 += 2 * servers
-            left -= 1
-        index += len(in_pod)
-        key = tuple(in_pod)
-        flows = memo.get(key)
+
+    def pod_flows(members: tuple[tuple[int, int, int], ...]) -> tuple[int, int, int]:
+        flows = memo.get(members)
         if flows is None:
             leaf_internal = up_a = up_b = 0
-            for servers, on_a2, leaves in in_pod:
+            for servers, on_a2, leaves in members:
                 i, x, y = _group_flows(shape, servers, on_a2, leaves)
                 leaf_internal, up_a, up_b = leaf_internal + i, up_a + x, up_b + y
             spine_internal = min(up_a, up_b)
-            flows = memo[key] = (
+            flows = memo[members] = (
                 leaf_internal + spine_internal,
                 min(up_a - spine_internal, pod_up2),
                 min(up_b - spine_internal, pod_up2),
             )
-        internal, cross_a, cross_b = (internal + flows[0], cross_a + flows[1], cross_b + flows[2])
+        return flows
+
+    internal = cross_a = cross_b = 0
+    pod: list[tuple[int, int, int]] = []
+    start2 = 0
+    for group in shape.leaf_groups:
+        remaining = group.count
+        while remaining:
+            room = shape.groups_per_pod - len(pod)
+            take = min(remaining, room)
+            whole = 2 * group.servers
+            first_a2 = total - start2  # half-servers of side A still to place
+            if (
+                not pod
+                and take == shape.groups_per_pod
+                and (first_a2 >= take * whole or first_a2 <= 0)
+            ):
+                # A whole pod of identical groups on one side: as many such pods as fit.
+                pods = remaining // shape.groups_per_pod
+                if first_a2 > 0:
+                    pods = min(pods, first_a2 // (take * whole))
+                side = whole if first_a2 > 0 else 0
+                flows = pod_flows(((group.servers, side, group.leaves),) * take)
+                internal += pods * flows[0]
+                cross_a += pods * flows[1]
+                cross_b += pods * flows[2]
+                remaining -= pods * take
+                start2 += pods * take * whole
+                continue
+            for _ in range(take):
+                on_a2 = min(whole, max(0, total - start2))
+                pod.append((group.servers, on_a2, group.leaves))
+                start2 += whole
+            remaining -= take
+            if len(pod) == shape.groups_per_pod:
+                flows = pod_flows(tuple(pod))
+                internal, cross_a, cross_b = (
+                    internal + flows[0],
+                    cross_a + flows[1],
+                    cross_b + flows[2],
+                )
+                pod = []
+    if pod:
+        flows = pod_flows(tuple(pod))
+        internal, cross_a, cross_b = internal + flows[0], cross_a + flows[1], cross_b + flows[2]
     return (internal + min(cross_a, cross_b)) // 2
 
 
