@@ -464,6 +464,41 @@ def _end(part: DownPart) -> PortEnd:
     return PortEnd(form_factor=part.form_factor, native_gbps=0, ways=part.ways)
 
 
+@functools.lru_cache(maxsize=512)
+def _tally_fabric(
+    spans: tuple[tuple[tuple[float, ...], int], ...],
+    links: int,
+    switches: int,
+    copies: int,
+    upper: tuple[DownPart, ...],
+    lower: tuple[DownPart, ...],
+) -> (
+    tuple[dict[tuple[int, int], Counter[tuple[float, int]]], dict[tuple[int, int], Counter[float]]]
+    | None
+):
+    """Upper cages by (run, lanes) and lower cages by run, per (upper part, lower part), over
+    every span; None when a cage would join ports of different kinds. Pure geometry, so it is
+    computed once per layout of spans (the caller must not change the counters)."""
+    units: dict[tuple[int, int], Counter[tuple[float, int]]] = {}
+    lowers: dict[tuple[int, int], Counter[float]] = {}
+    for runs, times in spans:  # pods alike in their rows count once
+        cages = fabric_cages(runs, links, switches, upper, lower)
+        if cages.mixed:
+            return None
+        # When a lower cage's lanes were cut to different lengths, its module serves links of
+        # several runs: all of them take the longest run, so one group holds the whole cage.
+        longest = max((run for (_, _, run, _), _ in cages.upper), default=0.0)
+        for (ui, li, run, lanes), count in cages.upper:
+            if (ui, li) not in units:
+                units[(ui, li)] = Counter()
+            units[(ui, li)][(longest if cages.split else run, lanes)] += count * copies * times
+        for (ui, li, run), count in cages.lower:
+            if (ui, li) not in lowers:
+                lowers[(ui, li)] = Counter()
+            lowers[(ui, li)][longest if cages.split else run] += count * copies * times
+    return units, lowers
+
+
 def _fabric_groups(
     plane: str,
     a: str,
@@ -479,38 +514,25 @@ def _fabric_groups(
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
     """Link groups between the lower devices of each span (their runs, in order) and the
     `switches` upper switches serving it, `copies` times over (fabric planes, core groups)."""
-    units: dict[tuple[int, int], Counter[tuple[float, int]]] = {}
-    lowers: dict[tuple[int, int], Counter[float]] = {}
-    for runs, times in spans.items():  # pods alike in their rows count once
-        cages = fabric_cages(runs, links, switches, upper, lower)
-        if cages.mixed:
-            raise SwitchMismatch(
-                text(
-                    gettext_noop(
-                        "%(plane)s %(a)s-%(b)s: one cage's links would land in ports of "
-                        "different kinds at the other end (%(upper)s and %(lower)s), which no "
-                        "cable or module joins; choose a %(b)s switch with one kind of port at "
-                        "%(speed)sG."
-                    ),
-                    plane=plane,
-                    a=a,
-                    b=b,
-                    upper=" + ".join(_part_label(p, speed) for p in upper),
-                    lower=" + ".join(_part_label(p, speed) for p in lower),
-                    speed=speed,
-                )
+    tallied = _tally_fabric(tuple(spans.items()), links, switches, copies, upper, lower)
+    if tallied is None:
+        raise SwitchMismatch(
+            text(
+                gettext_noop(
+                    "%(plane)s %(a)s-%(b)s: one cage's links would land in ports of "
+                    "different kinds at the other end (%(upper)s and %(lower)s), which no "
+                    "cable or module joins; choose a %(b)s switch with one kind of port at "
+                    "%(speed)sG."
+                ),
+                plane=plane,
+                a=a,
+                b=b,
+                upper=" + ".join(_part_label(p, speed) for p in upper),
+                lower=" + ".join(_part_label(p, speed) for p in lower),
+                speed=speed,
             )
-        # When a lower cage's lanes were cut to different lengths, its module serves links of
-        # several runs: all of them take the longest run, so one group holds the whole cage.
-        longest = max((run for (_, _, run, _), _ in cages.upper), default=0.0)
-        for (ui, li, run, lanes), count in cages.upper:
-            if (ui, li) not in units:
-                units[(ui, li)] = Counter()
-            units[(ui, li)][(longest if cages.split else run, lanes)] += count * copies * times
-        for (ui, li, run), count in cages.lower:
-            if (ui, li) not in lowers:
-                lowers[(ui, li)] = Counter()
-            lowers[(ui, li)][longest if cages.split else run] += count * copies * times
+        )
+    units, lowers = tallied
     out: list[tuple[LinkGroup, tuple[float, ...]]] = []
     for (ui, li), counted in sorted(units.items()):
         top, bottom = upper[ui], lower[li]
