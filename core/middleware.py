@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Callable
 
+from django.db import DatabaseError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
 from core.errors import PROBLEM_CONTENT_TYPE, problem_body
@@ -93,7 +94,7 @@ class IdempotencyMiddleware:
             replay["Idempotent-Replayed"] = "true"
             return replay
         try:
-            response = self.get_response(request)
+            return self._run(request, principal=principal, key=key)
         except BaseException:
             # Also SystemExit: gunicorn aborts a request past its timeout that way. A request
             # killed outright (SIGKILL, out of memory) cannot release its key; the key then
@@ -101,15 +102,38 @@ class IdempotencyMiddleware:
             with contextlib.suppress(Exception):  # the connection may be gone with the request
                 idempotency_abandon(principal=principal, key=key)
             raise
-        if response.status_code >= 500 or response.streaming:
+
+    def _run(self, request: HttpRequest, *, principal: str, key: str) -> HttpResponse:
+        """The view's writes and the stored response commit together, in one transaction: a
+        request killed before the end (a statement it sent may still complete in PostgreSQL)
+        leaves nothing behind but its in-flight key, so the retry that takes the key over does
+        the work exactly once. A server error, a streamed answer or a transaction the database
+        broke (a value it refused, answered 400) keep nothing and release the key; a success that
+        cannot be committed is a server error, never sent as a success."""
+        response: HttpResponse | None = None
+        try:
+            with transaction.atomic():
+                response = self.get_response(request)
+                if response.status_code >= 500 or response.streaming:
+                    raise _NotKept
+                idempotency_finish(
+                    principal=principal,
+                    key=key,
+                    status_code=response.status_code,
+                    content_type=response.get("Content-Type", ""),
+                    body=response.content,
+                    location=response.get("Location", ""),
+                )
+        except _NotKept:
             idempotency_abandon(principal=principal, key=key)
-            return response
-        idempotency_finish(
-            principal=principal,
-            key=key,
-            status_code=response.status_code,
-            content_type=response.get("Content-Type", ""),
-            body=response.content,
-            location=response.get("Location", ""),
-        )
+        except DatabaseError:
+            # Nothing was committed: an error answer stands (the view's own query broke the
+            # transaction), a success must not be sent (the server error releases the key).
+            if response is None or response.status_code < 400:
+                raise
+            idempotency_abandon(principal=principal, key=key)
         return response
+
+
+class _NotKept(Exception):
+    """Rolls the request's transaction back; its response is still sent."""

@@ -129,7 +129,7 @@ def lease_take(*, row: Any, running: str, finished: Collection[str], lease_secon
 
 
 def lease_renew(
-    *, model: type[models.Model], pk: int, owner: str, running: str, lease_seconds: int
+    *, model: type[models.Model], pk: int, owner: str, running: str, lease_seconds: float
 ) -> bool:
     """Extend a lease its holder still holds: one UPDATE, no lock. False once the job finished or
     another worker took it over (the holder then must not store its result)."""
@@ -157,7 +157,7 @@ class LeaseHeartbeat:
         pk: int,
         owner: str,
         running: str,
-        lease_seconds: int,
+        lease_seconds: float,
         interval: float,
     ) -> None:
         self.model, self.pk, self.owner, self.running = model, pk, owner, running

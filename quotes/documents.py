@@ -30,7 +30,7 @@ from core.models import WebhookEvent
 from core.services import Lease, LeaseHeartbeat, lease_take
 from core.webhooks import webhook_emit
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
-from quotes.pdf import TEMPLATE_VERSION, render_document
+from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document
 
 logger = logging.getLogger(__name__)
 
@@ -268,6 +268,12 @@ def document_render(*, document_id: int) -> Document:
                 "data. The team has the details in the log; please try again later."
             ),
         )
+    return _finish(document_id=document_id, owner=owner, rendered=rendered)
+
+
+def _finish(*, document_id: int, owner: str, rendered: RenderedDocument) -> Document:
+    """Store the rendered bytes and mark the document ready, if `owner` still holds its lease;
+    a worker that was taken over (it stalled past its lease) drops its result."""
     with transaction.atomic():
         document = Document.objects.select_for_update().get(pk=document_id)
         if document.status != DocumentStatus.RENDERING or document.lease_owner != owner:

@@ -396,6 +396,140 @@ def test_acceptance_records_the_hash_of_the_bytes_served(client, quote, engineer
     assert CustomerDecision.objects.get().pdf_sha256 == served.sha256
 
 
+# --- Nothing stays stuck (issue 18, item 2) -------------------------------------------------------
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The ids of the render messages sent to the broker (captured, not sent)."""
+    from quotes.tasks import render_document_task
+
+    ids: list[int] = []
+    monkeypatch.setattr(render_document_task, "delay", lambda pk: ids.append(pk))
+    return ids
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Moves the clock forward: `clock(seconds)` from now on."""
+    from django.utils import timezone
+
+    real_now = timezone.now
+    offset = {"seconds": 0.0}
+
+    def now():
+        return real_now() + timezone.timedelta(seconds=offset["seconds"])
+
+    monkeypatch.setattr(timezone, "now", now)
+
+    def advance(seconds: float) -> None:
+        offset["seconds"] += seconds
+
+    return advance
+
+
+@pytest.mark.django_db
+def test_sweep_sends_again_a_queued_job_whose_message_was_lost_whatever_its_history(
+    full_catalog, engineer, settings, sent, clock, django_capture_on_commit_callbacks
+):
+    """Rendered once, its worker killed, re-queued by the sweep, and that message lost with the
+    broker (a Redis restart without persistence): the job was queued forever."""
+    from quotes.documents import _claim
+
+    revision = make_quote(engineer).current_revision
+    with django_capture_on_commit_callbacks(execute=True):
+        document = document_request(user=engineer, revision=revision, language="en")
+    assert sent == [document.pk]
+    assert _claim(document.pk) is not None  # a worker takes it, then is killed
+    clock(settings.DOCUMENT_LEASE_SECONDS + 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents_sweep() == {"requeued": 1, "failed": 0}
+    assert sent == [document.pk] * 2
+    # That message is lost. Until it is stale, nothing is sent twice...
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents_sweep() == {"requeued": 0, "failed": 0}
+    # ...then the sweep sends it again (after 10 minutes, the old rule's threshold, at the latest).
+    clock(max(settings.DOCUMENT_QUEUE_STALE_SECONDS, 600) + 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents_sweep() == {"requeued": 1, "failed": 0}
+    assert sent == [document.pk] * 3
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.QUEUED
+    assert document.attempts == 1
+    assert document_render(document_id=document.pk).status == DocumentStatus.READY
+
+
+@pytest.mark.django_db
+def test_asking_again_for_a_stuck_document_queues_it_again(
+    full_catalog, engineer, settings, sent, clock, django_capture_on_commit_callbacks
+):
+    from quotes.documents import _claim
+
+    revision = make_quote(engineer).current_revision
+    with django_capture_on_commit_callbacks(execute=True):
+        document = document_request(user=engineer, revision=revision, language="en")
+        again = document_request(user=engineer, revision=revision, language="en")
+    assert again.pk == document.pk
+    assert sent == [document.pk]  # under way: asking again sends nothing
+    # Its message was lost: asking again once it is stale sends it again.
+    clock(settings.DOCUMENT_QUEUE_STALE_SECONDS + 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        again = document_request(user=engineer, revision=revision, language="en")
+    assert again.pk == document.pk
+    assert sent == [document.pk] * 2
+    # A worker takes it and is killed: once its lease ran out, asking again re-queues it.
+    assert _claim(document.pk) is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        assert document_request(user=engineer, revision=revision, language="en").status == (
+            DocumentStatus.RENDERING
+        )
+    assert sent == [document.pk] * 2
+    clock(settings.DOCUMENT_LEASE_SECONDS + 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        again = document_request(user=engineer, revision=revision, language="en")
+    assert again.status == DocumentStatus.QUEUED
+    assert sent == [document.pk] * 3
+    assert Document.objects.count() == 1
+    assert document_render(document_id=document.pk).status == DocumentStatus.READY
+
+
+@pytest.mark.django_db
+def test_a_render_whose_lease_was_taken_over_stores_nothing(
+    full_catalog, engineer, settings, clock, monkeypatch
+):
+    """Worker A stalls past its lease; B takes the document over. A finishing first must not
+    store its bytes (or mark the document ready under B); B's are the document's."""
+    import quotes.documents
+    from quotes.documents import _claim, _finish
+    from quotes.pdf import RenderedDocument
+
+    revision = make_quote(engineer).current_revision
+    document = document_request(user=engineer, revision=revision, language="en")
+    stalled = _claim(document.pk)
+    assert stalled is not None
+    clock(settings.DOCUMENT_LEASE_SECONDS + 1)  # A's lease is not renewed: it runs out
+    results = []
+
+    def render(revision, *, kind, language, start_date, progress):
+        # B renders; meanwhile A wakes up and finishes.
+        results.append(_finish(document_id=document.pk, owner=stalled.lease_owner,
+                               rendered=RenderedDocument(b"%PDF-1.7 from A", 1)))  # fmt: skip
+        return RenderedDocument(b"%PDF-1.7 from B", 1)
+
+    monkeypatch.setattr(quotes.documents, "render_document", render)
+    document = document_render(document_id=document.pk)
+    [from_a] = results
+    assert from_a.status == DocumentStatus.RENDERING  # A stored nothing
+    assert document.status == DocumentStatus.READY
+    assert document.attempts == 2
+    assert document.file.read() == b"%PDF-1.7 from B"
+    assert document.sha256 == hashlib.sha256(b"%PDF-1.7 from B").hexdigest()
+    from django.core.files.storage import default_storage
+
+    _dirs, files = default_storage.listdir(f"documents/{revision.quote.number}")
+    assert len(files) == 1
+
+
 # The EZMAX brochure's 64-GPU example on one SN2410: 52 cables, few enough to print the cabling
 # schedule; 16 of the 64 server ports ride QSFP28 cages broken out 4x25G on generic AOCs (the
 # catalog sells no 10 m QSFP28-to-4xSFP28 AOC), which the quote must price.
