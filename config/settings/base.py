@@ -324,6 +324,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-documents": {
         "task": "quotes.tasks.sweep_documents",
         "schedule": DOCUMENT_SWEEP_SECONDS,
+        # Sweeps sent while no worker ran are dropped, not run one after another on its return.
+        "options": {"expires": DOCUMENT_SWEEP_SECONDS},
     },
 }
 # PDFs render in their own queue (a worker can be dedicated to it, with its memory cap) so that a

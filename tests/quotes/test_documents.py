@@ -610,3 +610,16 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     assert flat(f"{typical} {result['power_w']:,} W") in text
     assert result["power_max_w"] > result["power_w"]
     assert flat(f"{result['power_w']:,} {result['power_max_w']:,}") in text  # the totals row
+
+
+def test_the_default_timings_meet_the_recovery_limits():
+    """Issue 18: a killed render is taken over within 60 s (lease + one sweep period), a job
+    lost with the broker is sent again within 2 minutes (stale message + one sweep period), and
+    the heartbeat renews the lease several times within its period."""
+    from config.settings import base
+
+    assert base.DOCUMENT_LEASE_SECONDS + base.DOCUMENT_SWEEP_SECONDS <= 60
+    assert base.DOCUMENT_QUEUE_STALE_SECONDS + base.DOCUMENT_SWEEP_SECONDS <= 120
+    assert base.DOCUMENT_HEARTBEAT_SECONDS <= base.DOCUMENT_LEASE_SECONDS / 3
+    sweep = base.CELERY_BEAT_SCHEDULE["sweep-documents"]
+    assert sweep["schedule"] == base.DOCUMENT_SWEEP_SECONDS
