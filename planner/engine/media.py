@@ -406,6 +406,13 @@ def _pod_runs(
 
 
 def pods_by_runs(shape: PlaneShape, layout: Layout) -> Counter[tuple[float, ...]]:
+    """How many pods (one span on two tiers) have each sequence of leaf runs (a copy: callers
+    may change it)."""
+    return Counter(_pods_by_runs(shape, layout))
+
+
+@lru_cache(maxsize=256)
+def _pods_by_runs(shape: PlaneShape, layout: Layout) -> Counter[tuple[float, ...]]:
     """How many pods (one span on two tiers) have each sequence of leaf runs. Whole pods of
     identical groups repeat their rows every `cycle` pods, so only that many are computed."""
     per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
