@@ -5,6 +5,7 @@ so sizing 131,072 GPUs costs the same as sizing 8 (loops run over port counts, n
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -510,6 +511,7 @@ def _two_tier_bisection(shape: PlaneShape) -> int:
     return (internal + min(out_a, out_b)) // 2
 
 
+@functools.lru_cache(maxsize=1024)
 def bisection_gbps(shape: PlaneShape) -> int:
     """Max flow from the first half of each fabric plane's leaves to the second half, with each
     leaf's servers as the source or sink. `graph.validate` computes the same cut by max-flow.

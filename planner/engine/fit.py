@@ -147,8 +147,26 @@ def check_group(group: LinkGroup) -> None:
         _check_assembly(group, group.choice.cable, lower, upper)
 
 
+# Groups already found buildable, by what the check reads: the media choice (the same object
+# for every design the selector serves it to, kept alive here) and the group's counts and ends.
+# The wizard and the API re-size the same requests again and again; the verdict cannot change.
+_PASSED: dict[tuple[object, ...], object] = {}
+_PASSED_MAX = 8192
+
+
 def check_design(design: Design) -> None:
     """Raise `FitError` on the first line that cannot be built."""
     for plane in design.planes:
         for group in plane.links:
+            choice = group.choice
+            key = (
+                id(choice), group.speed_gbps, group.links, group.cables, group.transceivers_a,
+                group.transceivers_b, group.cords, group.panels, group.end_a, group.end_b,
+                group.length_m, group.runs_m, group.catalog_gap, group.links_per_cable,
+            )  # fmt: skip
+            if _PASSED.get(key) is choice and choice is not None:
+                continue
             check_group(group)
+            if len(_PASSED) >= _PASSED_MAX:
+                _PASSED.clear()
+            _PASSED[key] = choice
