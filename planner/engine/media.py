@@ -405,13 +405,11 @@ def _pod_runs(
     return tuple(runs)
 
 
-def pods_by_runs(shape: PlaneShape, layout: Layout) -> Counter[tuple[float, ...]]:
-    """How many pods (one span on two tiers) have each sequence of leaf runs (a copy: callers
-    may change it)."""
-    return Counter(_pods_by_runs(shape, layout))
+def pods_by_runs(shape: PlaneShape, layout: Layout) -> tuple[tuple[tuple[float, ...], int], ...]:
+    """How many pods (one span on two tiers) have each sequence of leaf runs."""
+    return tuple(_pods_by_runs(shape, layout).items())
 
 
-@lru_cache(maxsize=256)
 def _pods_by_runs(shape: PlaneShape, layout: Layout) -> Counter[tuple[float, ...]]:
     """How many pods (one span on two tiers) have each sequence of leaf runs. Whole pods of
     identical groups repeat their rows every `cycle` pods, so only that many are computed."""

@@ -499,11 +499,17 @@ def _tally_fabric(
     return units, lowers
 
 
+@functools.lru_cache(maxsize=256)
+def _pod_spans(shape: PlaneShape, layout: Layout) -> tuple[tuple[tuple[float, ...], int], ...]:
+    """Each pod's leaf runs and how many pods share them: pure geometry of shape and layout."""
+    return pods_by_runs(shape, layout)
+
+
 def _fabric_groups(
     plane: str,
     a: str,
     b: str,
-    spans: Counter[tuple[float, ...]],
+    spans: tuple[tuple[tuple[float, ...], int], ...],
     links: int,
     switches: int,
     copies: int,
@@ -514,7 +520,7 @@ def _fabric_groups(
 ) -> list[tuple[LinkGroup, tuple[float, ...]]]:
     """Link groups between the lower devices of each span (their runs, in order) and the
     `switches` upper switches serving it, `copies` times over (fabric planes, core groups)."""
-    tallied = _tally_fabric(tuple(spans.items()), links, switches, copies, upper, lower)
+    tallied = _tally_fabric(spans, links, switches, copies, upper, lower)
     if tallied is None:
         raise SwitchMismatch(
             text(
@@ -575,7 +581,7 @@ def _plane(
             )
     parts = _fabric_parts(shape, models)
     if shape.tiers >= 2:
-        pods = pods_by_runs(shape, layout)
+        pods = _pod_spans(shape, layout)
         with_runs += _fabric_groups(
             models.name, "leaf", "spine", pods, shape.leaf_spine_links, shape.spines_per_pod,
             shape.fabric_planes, shape.uplink_speed_gbps, parts.spine_down, parts.leaf_up,
@@ -584,7 +590,7 @@ def _plane(
     if shape.tiers == 3:
         run = spine_core_run_m(layout)
         with_runs += _fabric_groups(
-            models.name, "spine", "core", Counter({(run,) * shape.pods: 1}),
+            models.name, "spine", "core", (((run,) * shape.pods, 1),),
             shape.spine_core_links,
             shape.cores_per_group, shape.fabric_planes * shape.spines_per_pod,
             shape.core_speed_gbps, parts.core_down, parts.spine_up, selector,
@@ -725,17 +731,24 @@ class _Bom:
         gaps: dict[str, Text],
     ) -> None:
         """A transceiver, cable or panel of a link group; a generic one is a catalog gap."""
+        if quantity <= 0:
+            return
+        sku = part.sku
+        key = (plane, tier, sku or f"generic:{part.name}")
+        entry = self.lines.get(key)
+        if entry is not None:  # the same part on another link group of the tier pair
+            entry.quantity += quantity
+            return
         power = float(getattr(part, "power_w", 0.0))
-        self.add(
-            sku=part.sku,
+        self.lines[key] = _BomEntry(
+            sku=sku,
             description=part.name,
             quantity=quantity,
             power_each=power,
+            power_max_each=power,
             rack_units_each=int(getattr(part, "rack_units", 0)),
-            plane=plane,
-            tier=tier,
             category=category,
-            gap=None if part.sku else gaps.get(part.name, Text(part.name)),
+            gap=None if sku else gaps.get(part.name, Text(part.name)),
         )
 
     def build(self) -> tuple[BomLine, ...]:
