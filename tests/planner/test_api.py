@@ -93,6 +93,9 @@ def test_preview_saves_nothing_and_returns_the_normalised_request(catalog, engin
         ({"nic_speed": 800, "leaf": "64x400"}, "leaf"),
         ({"fabric": "mesh"}, "fabric"),
         ({"gpus": "many"}, "gpus"),
+        ({"media": "fibre"}, "media"),  # policies: auto, copper, optical, mmf, smf
+        ({"servers_per_su": 0}, "servers_per_su"),
+        ({"servers_per_su": 65}, "servers_per_su"),  # a 64-port leaf takes 64 rail ports
     ],
 )
 def test_bad_input_is_a_400_naming_the_field_and_saves_nothing(catalog, engineer, change, field):
