@@ -195,6 +195,31 @@ def role_labels() -> dict[str, str]:
     }
 
 
+def _labelled(result: dict[str, Any]) -> dict[str, Any]:
+    """The result with its fabric, planes and tiers named in words for the pages."""
+    result["fabric_label"] = fabric_label(str(result.get("fabric") or ""))
+    planes = []
+    for plane in result.get("planes", []):
+        named = {**plane, "label": plane_label(str(plane.get("name") or ""))}
+        named["tiers"] = [
+            {**tier, "role_label": _role_label(str(tier.get("role") or ""))}
+            for tier in plane.get("tiers", [])
+        ]
+        planes.append(named)
+    result["planes"] = planes
+    return result
+
+
+def fabric_label(fabric: str) -> str:
+    labels = {
+        "rail": _("Rail-optimized"),
+        "rail-plane": _("Rail planes"),
+        "tor": _("Top of rack"),
+        "packed": _("Packed"),
+    }
+    return labels.get(fabric, fabric)
+
+
 def plane_label(plane: str) -> str:
     labels = {
         "compute": _("Compute fabric"),
@@ -360,7 +385,7 @@ def _summary(
     gpus = result.get("gpus") or 1
     total: Decimal = estimate["total"]  # type: ignore[assignment]
     return {
-        "result": localized_result(result),
+        "result": _labelled(localized_result(result)),
         "switches_total": sum(result.get("switches", {}).values()),
         "media_mix": _media_mix(result),
         "estimate": estimate,
@@ -705,7 +730,16 @@ def _tier_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
         for tier in plane["tiers"]:
             down = tier["downlinks"] * tier["downlink_speed_gbps"]
             up = tier["uplinks"] * tier["uplink_speed_gbps"]
-            rows.append({"plane": plane["name"], **tier, "down_gbps": down, "up_gbps": up})
+            rows.append(
+                {
+                    "plane": plane["name"],
+                    **tier,
+                    "plane_label": plane_label(plane["name"]),
+                    "role_label": _role_label(tier["role"]),
+                    "down_gbps": down,
+                    "up_gbps": up,
+                }
+            )
     return rows
 
 
