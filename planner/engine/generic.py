@@ -138,12 +138,26 @@ def module(
     """A module for one cage serving `links` links of `speed_gbps` (twin-port when 2)."""
     link_standard, connector = standard(media, speed_gbps, length_m)
     module_standard = f"{links}x{link_standard}" if links > 1 else link_standard
-    name = text(
-        gettext_noop("%(speed)sG %(form)s %(standard)s module"),
-        speed=speed_gbps * links,
-        form=cage.value,
-        standard=module_standard,
-    )
+    if links > 2:
+        # A parallel module run as a breakout (100G SR4 as 4 x 25G SR): one lane group per link,
+        # joined to the far modules through a breakout harness (MPO to duplex legs).
+        name = text(
+            gettext_noop(
+                "%(speed)sG %(form)s parallel module, %(links)s x %(standard)s breakout with "
+                "its harness"
+            ),
+            speed=speed_gbps * links,
+            form=cage.value,
+            links=links,
+            standard=link_standard,
+        )
+    else:
+        name = text(
+            gettext_noop("%(speed)sG %(form)s %(standard)s module"),
+            speed=speed_gbps * links,
+            form=cage.value,
+            standard=module_standard,
+        )
     fibre = FibreType.OM4 if media == MediaKind.MMF else FibreType.OS2
     spec = TransceiverSpec(
         **_gap(name),  # type: ignore[arg-type]
