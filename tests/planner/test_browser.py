@@ -193,3 +193,48 @@ def test_wizard_is_usable_with_the_keyboard_alone(live_server, page, engineer):
     page.keyboard.press("Enter")  # submits step 1 like the "Start the design" button
     page.wait_for_selector("h1:has-text('GPUs and servers')")
     screenshot(page, "wizard-keyboard-step2")
+
+
+def test_applying_an_alternative_keeps_its_promise(live_server, page, engineer):
+    """The review offers labelled alternatives; taking "lowest cost" may change the fabric and
+    switches (the choices it optimises) but never the GPUs, the NICs, the racks, or the
+    oversubscription the engineer asked for, and the design does not cost more per GPU."""
+    from catalog.selectors import price_map
+    from planner.services import design_alternatives, design_save_draft
+
+    load_seed_catalog()
+    draft = design_save_draft(owner=engineer, request_data=REQUEST, name="Alternatives")
+    before = design_size(request_data=REQUEST).result
+    options = design_alternatives(request_data=REQUEST, prices=price_map())
+    assert options[0].result["label"] == "lowest_cost"
+
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("input[name=username]", "engineer")
+    page.fill("input[name=password]", "pw-engineer")
+    page.click("button[type=submit].primary")
+    page.click("button[name=language][value=en]")
+    page.goto(f"{live_server.url}/designs/{draft.pk}/wizard/review/")
+    page.wait_for_selector("text=Use option 1")
+    assert page.locator("[data-testid=alt-label]").first.inner_text().startswith("Lowest cost")
+    page.get_by_role("button", name="Use option 1").click()
+    page.wait_for_selector("text=Alternative applied to the draft.")
+
+    draft.refresh_from_db()
+    after = design_size(request_data=draft.request).result
+    for field in ("gpus", "gpus_per_server", "rails", "nic_speed", "media"):
+        assert after["request"].get(field) == before["request"].get(field), field
+    # 1:1 asked for: the leaf tier is still non-blocking (or a single tier, which is).
+    assert all(ratio <= 1 for ratio in after["oversubscription"].values())
+    # Cost per GPU as the engine ranks it: list prices, inline switch specs estimated from the
+    # catalog's switches of their class (so the 64x400 spec of the request is not free).
+    from planner.engine.request import parse_request
+    from planner.engine.sizing import size
+    from planner.selectors import current_catalog
+
+    catalog, prices = current_catalog(), price_map()
+
+    def per_gpu(request: dict) -> float:
+        design = size(parse_request(request, catalog), catalog, prices)
+        return float(design.cost or 0) / design.gpus
+
+    assert per_gpu(draft.request) <= per_gpu(REQUEST)
