@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
+from core.cache import CACHE_ERRORS
 from core.models import (
     ApiToken,
     IdempotencyKey,
@@ -285,9 +286,39 @@ def _token_cache_key(key_hash: str) -> str:
     return f"api-token:{key_hash}"
 
 
+# The token cache is an optimisation: when the cache is down (Redis unreachable), the error is
+# logged and the token is read from the database, as on a cache miss. (The configured backend,
+# core.cache.ResilientRedisCache, already degrades; these guards keep authentication working with
+# any backend.)
+
+
+def _token_cache_get(key_hash: str) -> ApiToken | None:
+    try:
+        token: ApiToken | None = cache.get(_token_cache_key(key_hash))
+    except CACHE_ERRORS as exc:
+        logger.warning("token cache unavailable, reading the database", extra={"error": str(exc)})
+        return None
+    return token
+
+
+def _token_cache_set(key_hash: str, token: ApiToken) -> None:
+    try:
+        cache.set(_token_cache_key(key_hash), token, TOKEN_CACHE_SECONDS)
+    except CACHE_ERRORS as exc:
+        logger.warning("token cache unavailable, not cached", extra={"error": str(exc)})
+
+
+def _token_cache_delete(key_hash: str) -> None:
+    # A stale entry left behind is harmless: every call re-checks the token in the database.
+    try:
+        cache.delete(_token_cache_key(key_hash))
+    except CACHE_ERRORS as exc:
+        logger.warning("token cache unavailable, not invalidated", extra={"error": str(exc)})
+
+
 def api_token_authenticate(*, secret: str) -> ApiToken | None:
     key_hash = _token_hash(secret)
-    token: ApiToken | None = cache.get(_token_cache_key(key_hash))
+    token = _token_cache_get(key_hash)
     if token is None:
         token = (
             ApiToken.objects.select_related("user")
@@ -297,18 +328,18 @@ def api_token_authenticate(*, secret: str) -> ApiToken | None:
         if token is None:
             return None
         token.user.get_all_permissions()  # fills the user's permission caches before caching
-        cache.set(_token_cache_key(key_hash), token, TOKEN_CACHE_SECONDS)
+        _token_cache_set(key_hash, token)
     elif not ApiToken.objects.filter(
         pk=token.pk, revoked_at__isnull=True, user__is_active=True
     ).exists():
-        cache.delete(_token_cache_key(key_hash))
+        _token_cache_delete(key_hash)
         return None
     now = timezone.now()
     # Written at most once a minute: the hot path of every API call should not always write.
     if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
-        cache.set(_token_cache_key(key_hash), token, TOKEN_CACHE_SECONDS)
+        _token_cache_set(key_hash, token)
     return token
 
 
@@ -316,7 +347,7 @@ def api_token_revoke(*, token: ApiToken) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
-    cache.delete(_token_cache_key(token.key_hash))
+    _token_cache_delete(token.key_hash)
     return token
 
 

@@ -4,10 +4,16 @@ DRF's SimpleRateThrottle keeps the timestamp of every request in the window and 
 rewrites that whole list on each call, so its cost grows with the rate it allows (a CRM at the
 default 1,200/min moves a list of 1,200 floats per request). A counter costs the same at any rate
 and is atomic in Redis. The price is the usual fixed-window one: a caller may spend two windows'
-worth across a window boundary."""
+worth across a window boundary.
+
+When the cache is down (Redis unreachable), each process counts for itself in the same fixed
+windows, at the same rate: a caller is still limited, to the rate times the number of worker
+processes at most, instead of every call failing. Shared counting resumes once Redis is back."""
 
 import functools
+import logging
 import math
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,7 +24,41 @@ from django.utils.translation import gettext as _
 from rest_framework.request import Request
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
+from core.cache import CACHE_ERRORS
+
+logger = logging.getLogger(__name__)
+
 _View = TypeVar("_View", bound=Callable[..., HttpResponseBase])
+
+
+class _LocalCounters:
+    """Fixed-window counters in this process, for while the shared cache is down. Each counter
+    remembers when its window closes; closed windows are dropped whenever a window opens, so
+    memory stays bounded by the callers of the open windows."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+        self._ends: dict[str, float] = {}
+
+    def incr(self, key: str, window_ends_at: float, now: float) -> int:
+        with self._lock:
+            if self._ends.get(key) != window_ends_at:
+                for closed in [k for k, ends in self._ends.items() if ends <= now]:
+                    del self._ends[closed]
+                    self._counts.pop(closed, None)
+                self._ends[key] = window_ends_at
+                self._counts[key] = 0
+            self._counts[key] += 1
+            return self._counts[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._counts.clear()
+            self._ends.clear()
+
+
+local_counters = _LocalCounters()
 
 
 class _FixedWindow(SimpleRateThrottle):
@@ -36,13 +76,22 @@ class _FixedWindow(SimpleRateThrottle):
         window = int(self.now // self.duration)
         self.window_ends_at = (window + 1) * self.duration
         key = f"{self.key}:{window}"
+        try:
+            count = self._shared_count(key)
+        except CACHE_ERRORS as exc:
+            logger.debug("throttle counting in the process: cache unavailable (%s)", exc)
+            count = local_counters.incr(self.key, self.window_ends_at, self.now)
+        return bool(count <= self.num_requests)
+
+    def _shared_count(self, key: str) -> int:
+        assert self.duration is not None
         self.cache.add(key, 0, self.duration + 1)
         try:
-            count = self.cache.incr(key)
-        except ValueError:  # expired between add and incr
+            count = int(self.cache.incr(key))
+        except ValueError:  # expired between add and incr (or the add was dropped)
             self.cache.set(key, 1, self.duration + 1)
             count = 1
-        return bool(count <= self.num_requests)
+        return count
 
     def wait(self) -> float:
         return max(1.0, self.window_ends_at - self.now)

@@ -21,10 +21,115 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
-    """Liveness for load balancers and docker-compose: the process answers and the DB responds."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"status": "ok"})
+    """Each dependency's state, for load balancers, docker-compose and people.
+
+    503 when the site cannot serve (the database does not answer); 200 otherwise, with `status`
+    "degraded" when the cache or the broker is down (the API then authenticates from the
+    database and rate-limits per process; documents wait for the broker). The worker is reported
+    as the last time a background job was started or finished, when one is recorded: information,
+    not a verdict (an idle worker records nothing)."""
+    checks: dict[str, dict[str, object]] = {
+        "database": _check_database(),
+        "cache": _check_cache(),
+        "broker": _check_broker(),
+    }
+    if checks["database"]["status"] == "ok":
+        checks["worker"] = _check_worker()
+    if checks["database"]["status"] != "ok":
+        status, code = "down", 503
+    elif any(checks[name]["status"] != "ok" for name in ("cache", "broker")):
+        status, code = "degraded", 200
+    else:
+        status, code = "ok", 200
+    response = JsonResponse({"status": status, "checks": checks}, status=code)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _error(exc: BaseException) -> str:
+    # The exception's class only: its text may name hosts, users or paths.
+    return type(exc).__name__
+
+
+def _check_database() -> dict[str, object]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as exc:  # any failure means the site cannot serve
+        return {"status": "down", "error": _error(exc)}
+    return {"status": "ok"}
+
+
+def _check_cache() -> dict[str, object]:
+    from django.core.cache import cache, caches
+    from django.core.cache.backends.redis import RedisCache
+
+    backend = caches["default"]
+    kind = "redis" if isinstance(backend, RedisCache) else "local"
+    ping = getattr(backend, "ping", None)
+    try:
+        if callable(ping):
+            ok = bool(ping())
+        else:
+            cache.set("health:probe", "1", 5)
+            ok = cache.get("health:probe") == "1"
+    except Exception as exc:
+        return {"status": "down", "backend": kind, "error": _error(exc)}
+    return {"status": "ok" if ok else "down", "backend": kind}
+
+
+def _check_broker() -> dict[str, object]:
+    from pathlib import Path
+
+    from django.conf import settings
+
+    url = str(getattr(settings, "CELERY_BROKER_URL", "") or "")
+    if url.startswith(("redis://", "rediss://")):
+        import redis
+
+        try:
+            client = redis.Redis.from_url(url, socket_connect_timeout=0.25, socket_timeout=0.5)
+            try:
+                client.ping()
+            finally:
+                client.close()
+        except Exception as exc:
+            return {"status": "down", "backend": "redis", "error": _error(exc)}
+        return {"status": "ok", "backend": "redis"}
+    if url.startswith("filesystem://"):
+        folder = Path(settings.CELERY_DATA_DIR) / "queue"
+        return {"status": "ok" if folder.is_dir() else "down", "backend": "filesystem"}
+    return {"status": "ok", "backend": url.split(":", 1)[0] or "unknown"}
+
+
+def _check_worker() -> dict[str, object]:
+    """The latest start or finish of a background job (worker probes, documents, webhooks' jobs:
+    every concrete core.models.Job), read from the newest started row of each kind."""
+    from django.apps import apps
+    from django.utils import timezone
+
+    from core.models import Job
+
+    last_seen = None
+    try:
+        for model in apps.get_models():
+            if not issubclass(model, Job):
+                continue
+            row = (
+                model._default_manager.filter(started_at__isnull=False)
+                .order_by("-pk")
+                .values_list("started_at", "finished_at")
+                .first()
+            )
+            for moment in row or ():
+                if moment is not None and (last_seen is None or moment > last_seen):
+                    last_seen = moment
+    except Exception as exc:
+        return {"status": "unknown", "error": _error(exc)}
+    if last_seen is None:
+        return {"status": "unknown"}
+    age = (timezone.now() - last_seen).total_seconds()
+    return {"status": "seen", "last_seen": last_seen.isoformat(), "age_seconds": round(age)}
 
 
 # --- Errors Django answers itself (not DRF's exception handler): problem+json under /api/, where

@@ -254,11 +254,23 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Throttling counters and the catalog snapshot cache live here: Redis when configured, so that
-# every gunicorn worker shares them; otherwise per process.
+# Throttling counters, cached API tokens and the catalog revision live here: Redis when
+# configured, so that every gunicorn worker shares them; otherwise per process. Everything in it
+# has a slower source, so a Redis outage degrades the API instead of failing it
+# (core.cache.ResilientRedisCache): tokens are read from the database, rate limits count per
+# process. Short socket timeouts keep an unreachable (not just stopped) Redis from holding
+# requests; after a failure Redis is not asked again for CACHE_DOWN_SECONDS.
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env("REDIS_URL")}
+        {
+            "BACKEND": "core.cache.ResilientRedisCache",
+            "LOCATION": env("REDIS_URL"),
+            "DOWN_SECONDS": env.float("CACHE_DOWN_SECONDS", default=2.0),
+            "OPTIONS": {
+                "socket_connect_timeout": env.float("CACHE_CONNECT_TIMEOUT", default=0.25),
+                "socket_timeout": env.float("CACHE_SOCKET_TIMEOUT", default=0.5),
+            },
+        }
         if env("REDIS_URL", default="")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
