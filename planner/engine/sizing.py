@@ -958,6 +958,26 @@ def _warnings(
                     )
                 )
     out += _resilience(design_planes)
+    gaps = [line for line in bom if line.catalog_gap]
+    if gaps:
+        out.append(
+            DesignWarning(
+                code="catalog_gap",
+                message_text=text(
+                    gettext_noop(
+                        "%(count)s lines have no catalog item that fits, so a generic part "
+                        "stands in: %(parts)s."
+                    ),
+                    count=len(gaps),
+                    parts=tuple(line.description_text or Text(line.description) for line in gaps),
+                ),
+                action_text=text(
+                    gettext_noop(
+                        "Price them or replace them with a catalog item before the quote is sent."
+                    )
+                ),
+            )
+        )
     items = catalog.by_sku()
     for line in bom:
         item = items.get(line.sku)

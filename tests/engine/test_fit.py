@@ -80,6 +80,12 @@ def test_brochure_64_gpus_on_one_msn2410() -> None:
     assert max(run for g in design.compute.links for run in g.runs_m) > 2.0
     for group in design.compute.links:
         assert group.length_m >= max(group.runs_m)
+    # Every generic stand-in is named in a warning, to be priced before the quote is sent.
+    gaps = [line for line in design.bom if line.catalog_gap]
+    warning = next((w for w in design.warnings if w.code == "catalog_gap"), None)
+    assert (warning is not None) == bool(gaps)
+    if warning is not None:
+        assert all(line.description in warning.message for line in gaps)
     ports = [row.a_port for row in iter_cabling(design)]
     numbers = {int(m) for port in ports for m in re.findall(r"swp(\d+)", port)}
     assert max(numbers) == 52  # swp49..swp52 carry the breakouts; nothing past the cages
