@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
@@ -31,6 +31,7 @@ from catalog.models import (
 )
 from catalog.snapshot import finish, money
 from planner.engine import catalog as engine
+from planner.engine.catalog import ACCEPTS as ENGINE_ACCEPTS
 from planner.engine.catalog import CatalogSnapshot, FormFactor
 
 # --- Querysets ------------------------------------------------------------------------
@@ -319,18 +320,9 @@ def margin(product: Product, price: Price | None) -> Decimal | None:
 
 # --- Compatibility ------------------------------------------------------------------------
 
-# A cage accepts its own form factor and the older ones it is built to take (at their speed).
-CAGE_ACCEPTS: dict[str, frozenset[str]] = {
-    FormFactor.RJ45: frozenset({FormFactor.RJ45}),
-    FormFactor.SFP_PLUS: frozenset({FormFactor.SFP_PLUS}),
-    FormFactor.SFP28: frozenset({FormFactor.SFP28, FormFactor.SFP_PLUS}),
-    FormFactor.SFP56: frozenset({FormFactor.SFP56, FormFactor.SFP28, FormFactor.SFP_PLUS}),
-    FormFactor.QSFP28: frozenset({FormFactor.QSFP28}),
-    FormFactor.QSFP56: frozenset({FormFactor.QSFP56, FormFactor.QSFP28}),
-    FormFactor.QSFP112: frozenset({FormFactor.QSFP112, FormFactor.QSFP56, FormFactor.QSFP28}),
-    FormFactor.QSFP_DD: frozenset({FormFactor.QSFP_DD, FormFactor.QSFP56, FormFactor.QSFP28}),
-    FormFactor.OSFP: frozenset({FormFactor.OSFP}),
-}
+# A cage accepts its own form factor and the older ones it is built to take (at their speed):
+# the engine's table, so the catalog's compatibility lists and sizing never disagree.
+CAGE_ACCEPTS: Mapping[str, frozenset[str]] = cast(Mapping[str, frozenset[str]], ENGINE_ACCEPTS)
 
 
 @dataclass(frozen=True)

@@ -20,19 +20,12 @@ from planner.engine.catalog import (
     Reach,
     TransceiverSpec,
 )
+from planner.engine.ports import INLINE_FORM_FACTOR
 from planner.engine.text import Text, gettext_noop, text
 
-# The form factor a cage of a speed has when nothing names it (an inline NIC speed).
-DEFAULT_FORM_FACTOR: dict[int, FormFactor] = {
-    800: FormFactor.OSFP,
-    400: FormFactor.QSFP_DD,
-    200: FormFactor.QSFP56,
-    100: FormFactor.QSFP28,
-    50: FormFactor.SFP56,
-    25: FormFactor.SFP28,
-    10: FormFactor.SFP_PLUS,
-    1: FormFactor.RJ45,
-}
+# The form factor a cage of a speed has when nothing names it (an inline NIC speed): the same
+# as an inline switch's ports.
+DEFAULT_FORM_FACTOR = INLINE_FORM_FACTOR
 
 
 # Reach of each media when the catalog has no rule for a speed: the conservative ends of the

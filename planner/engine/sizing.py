@@ -55,7 +55,7 @@ from planner.engine.media import (
     spine_core_run_m,
     switch_end,
 )
-from planner.engine.ports import SwitchModel, parse_inline, ways
+from planner.engine.ports import SwitchModel, parse_inline
 from planner.engine.request import (
     DesignRequest,
     Fabric,
@@ -326,49 +326,22 @@ def _cages_from_runs(runs: Mapping[float, int], ways: int) -> Counter[tuple[floa
 
 
 def _leaf_split(model: SwitchModel, nic: int, downlinks: int) -> tuple[tuple[PortEnd, int], ...]:
-    """One leaf's server-facing links by port group, in the order the leaf fills them (as
-    `ports.leaf_capacity` allocates them: slowest groups first, so a 48 x SFP28 + 8 x QSFP28
-    switch breaks out its QSFP28 cages last)."""
-    out = []
-    remaining = downlinks
-    for group in sorted(model.port_groups, key=lambda g: (g.speed_gbps, -g.count)):
-        per_port = ways(group, nic)
-        if not per_port or remaining <= 0:
-            continue
-        carried = min(remaining, group.count * per_port)
-        remaining -= carried
-        end = PortEnd(form_factor=group.form_factor, native_gbps=group.speed_gbps, ways=per_port)
-        out.append((end, carried))
-    return tuple(out)
-
-
-def _group_first_ports(model: SwitchModel) -> dict[int, int]:
-    """Physical port (0-based) where each port group starts, by id, in the listed order."""
-    first, out = 0, {}
-    for group in model.port_groups:
-        out[id(group)] = first
-        first += group.count
-    return out
+    """One leaf's server-facing links by port group, in the order the leaf fills them
+    (`wiring.port_parts`: slowest groups first, so a 48 x SFP28 + 8 x QSFP28 switch breaks out
+    its QSFP28 cages last)."""
+    return tuple(
+        (PortEnd(form_factor=part.form_factor, native_gbps=0, ways=part.ways), part.links)
+        for part in port_parts(model, nic, downlinks, 0, 0)[0]
+    )
 
 
 def _down_parts(
     model: SwitchModel, shape: PlaneShape
 ) -> tuple[tuple[int, tuple[DownPart, ...]], ...]:
+    """How a leaf spreads each downlink count of the plane over its port groups."""
     nic = shape.nic_speed_gbps
-    firsts = _group_first_ports(model)
-    out = []
-    for downlinks in sorted({g.downlinks_per_leaf for g in shape.leaf_groups}):
-        parts = []
-        remaining = downlinks
-        for group in sorted(model.port_groups, key=lambda g: (g.speed_gbps, -g.count)):
-            per_port = ways(group, nic)
-            if not per_port or remaining <= 0:
-                continue
-            carried = min(remaining, group.count * per_port)
-            remaining -= carried
-            parts.append(DownPart(group.form_factor, per_port, carried, firsts[id(group)]))
-        out.append((downlinks, tuple(parts)))
-    return tuple(out)
+    counts = sorted({g.downlinks_per_leaf for g in shape.leaf_groups})
+    return tuple((count, port_parts(model, nic, count, 0, 0)[0]) for count in counts)
 
 
 def _leaf_cages(
