@@ -16,7 +16,6 @@ from planner.engine.media import (
     pod_leaf_runs,
     rail_style,
     spine_core_run_m,
-    switch_end,
 )
 from planner.engine.request import Layout
 from planner.engine.wiring import locate, lower_part_of_cage, port_name, upper_cage_runs
@@ -222,24 +221,6 @@ def _form(form_factor: FormFactor | None) -> str:
     return form_factor.value if form_factor else "NIC"
 
 
-def _group_first_server(shape: PlaneShape, group: int) -> int:
-    first = 0
-    for leaf_group in shape.leaf_groups:
-        if group < leaf_group.count:
-            return first + group * leaf_group.servers
-        group -= leaf_group.count
-        first += leaf_group.count * leaf_group.servers
-    raise IndexError(group)
-
-
-def _group_servers(shape: PlaneShape, group: int) -> int:
-    for leaf_group in shape.leaf_groups:
-        if group < leaf_group.count:
-            return leaf_group.servers
-        group -= leaf_group.count
-    raise IndexError(group)
-
-
 def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> Iterator[CablingRow]:
     """Gather the lanes of one cage into one cable when the cable carries several links."""
     prefix = LABEL_PREFIX.get(plane.name, plane.name.upper())
@@ -303,4 +284,4 @@ def iter_cabling(design: Design) -> Iterator[CablingRow]:
         yield from _cables(plane, _fabric_links(plane, layout), counter)
 
 
-__all__ = ["CablingRow", "iter_cabling", "switch_end"]
+__all__ = ["CablingRow", "iter_cabling"]

@@ -473,20 +473,6 @@ def leaf_downlinks_at(shape: PlaneShape, index: int) -> int:
     raise IndexError(index)
 
 
-def _supply(shape: PlaneShape, start: int, stop: int) -> int:
-    """Sum over leaves [start, stop) of what each can push into the fabric, in Gbps."""
-    total = 0
-    up_gbps = shape.leaf_uplinks * shape.uplink_speed_gbps
-    offset = 0
-    for group in shape.leaf_groups:
-        span = group.count * group.leaves
-        lo, hi = max(start, offset), min(stop, offset + span)
-        if hi > lo:
-            total += (hi - lo) * min(group.downlinks_per_leaf * shape.nic_speed_gbps, up_gbps)
-        offset += span
-    return total
-
-
 def _two_tier_bisection(shape: PlaneShape) -> int:
     """One fabric plane of two tiers, cut between the first half of its servers and the second
     (cabling order; the middle server of an odd count half on each side). A leaf holding

@@ -134,35 +134,6 @@ def rail_style(shape: PlaneShape) -> bool:
     return shape.style in ("rail", "rail-plane") and shape.tiers > 1
 
 
-def server_leaf_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
-    """Links per cable run (metres, before rounding to stock) between servers and leaves."""
-    spr = layout.servers_per_rack
-    per_row = layout.racks_per_row
-    runs: Counter[float] = Counter()
-    ports = shape.ports_per_server * shape.fabric_planes
-    if rail_style(shape):
-        raise ValueError("rail fabrics are counted per cage: use rail_server_cages")
-    # Servers fill racks row by row; count racks per row position instead of visiting them.
-    if shape.style == "packed":
-        per_server = shape.ports_per_server
-        servers = (shape.servers - shape.extra_endpoints) // max(per_server, 1)
-    else:
-        per_server, servers = ports, shape.servers
-    full_racks, last = divmod(servers, spr)
-    rack_counts: Counter[tuple[int, int]] = Counter()  # (position in row, servers in rack)
-    for pos in range(min(per_row, full_racks)):
-        rack_counts[(pos, spr)] += full_racks // per_row + (1 if pos < full_racks % per_row else 0)
-    if last:
-        rack_counts[(full_racks % per_row, last)] += 1
-    inside = in_rack_leaf(shape, layout)
-    for (pos, in_rack), racks in sorted(rack_counts.items()):
-        for slot in range(in_rack):
-            runs[rack_run_m(layout, pos, slot, inside)] += racks * per_server
-    if shape.extra_endpoints:
-        runs[extra_run_m(layout)] += shape.extra_endpoints
-    return runs
-
-
 def leaf_link_runs(
     shape: PlaneShape,
     layout: Layout,
@@ -347,11 +318,6 @@ def spine_span(shape: PlaneShape, group: int) -> tuple[int, int]:
     return first, count
 
 
-def server_of(shape: PlaneShape, first: int) -> int:
-    """The server index of a group's first endpoint (packed planes count ports)."""
-    return first // max(shape.ports_per_server, 1) if shape.style == "packed" else first
-
-
 def spine_core_run_m(layout: Layout) -> float:
     return _round(CORE_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
 
@@ -455,43 +421,6 @@ def _first_endpoint(shape: PlaneShape, group_index: int) -> int:
         first += take * group.servers
         index += group.count
     return first
-
-
-def spine_cage_runs(runs: tuple[float, ...], links: int, ways: int) -> tuple[float, ...]:
-    """The run of each spine cage facing a pod whose leaves have `runs`: each leaf takes `links`
-    consecutive spine ports, `ways` ports to a cage, and a cage is cut for its farthest lane."""
-    return _spine_cage_runs(runs, links, ways)
-
-
-@lru_cache(maxsize=1024)
-def _spine_cage_runs(runs: tuple[float, ...], links: int, ways: int) -> tuple[float, ...]:
-    lanes = [run for run in runs for _ in range(links)]
-    return tuple(max(lanes[i : i + ways]) for i in range(0, len(lanes), ways))
-
-
-def leaf_spine_cages(shape: PlaneShape, layout: Layout, ways: int) -> Counter[tuple[float, int]]:
-    """The spines' leaf-facing cages of all pods and fabric planes, by (run, lanes used)."""
-    cages: Counter[tuple[float, int]] = Counter()
-    per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
-    pods = -(-shape.groups // per_span)
-    memo: dict[tuple[float, ...], Counter[tuple[float, int]]] = {}
-    per_pod = shape.spines_per_pod * shape.fabric_planes
-    for pod in range(pods):
-        runs = pod_leaf_runs(shape, layout, pod)
-        pattern = memo.get(runs)
-        if pattern is None:
-            pattern = memo[runs] = Counter()
-            lanes_total = len(runs) * shape.leaf_spine_links
-            for index, run in enumerate(spine_cage_runs(runs, shape.leaf_spine_links, ways)):
-                pattern[(run, min(ways, lanes_total - index * ways))] += 1
-        for key, count in pattern.items():
-            cages[key] += count * per_pod
-    return cages
-
-
-def spine_core_lengths(shape: PlaneShape, layout: Layout) -> Counter[float]:
-    links = shape.spines * shape.spine_uplinks * shape.fabric_planes
-    return Counter({spine_core_run_m(layout): links})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -295,36 +295,6 @@ def _link_groups(
     return groups
 
 
-def _cages_from_runs(runs: Mapping[float, int], ways: int) -> Counter[tuple[float, int]]:
-    """Links in cages of `ways` lanes, by (run of the cage's longest lane, lanes used): the links
-    are taken shortest run first, so neighbours share a cage and a cage is cut for its farthest
-    lane. Only the last cage may be partly used."""
-    cages: Counter[tuple[float, int]] = Counter()
-    if ways == 1:
-        for run, links in runs.items():
-            cages[(run, 1)] += links
-        return cages
-    carry = 0  # lanes already in the open cage
-    for run in sorted(runs):
-        links = runs[run]
-        if carry:
-            take = min(links, ways - carry)
-            carry += take
-            links -= take
-            if carry == ways:
-                cages[(run, ways)] += 1
-                carry = 0
-        full, rest = divmod(links, ways)
-        if full:
-            cages[(run, ways)] += full
-        if rest:
-            carry = rest
-        last = run
-    if carry:
-        cages[(last, carry)] += 1
-    return cages
-
-
 def _leaf_split(model: SwitchModel, nic: int, downlinks: int) -> tuple[tuple[PortEnd, int], ...]:
     """One leaf's server-facing links by port group, in the order the leaf fills them
     (`wiring.port_parts`: slowest groups first, so a 48 x SFP28 + 8 x QSFP28 switch breaks out
