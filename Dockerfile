@@ -5,8 +5,10 @@ RUN apt-get update \
     libharfbuzz0b gettext \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY requirements.lock pyproject.toml ./
-RUN pip install -r requirements.lock
+# The production lock: the application's dependencies only, no test or lint tools (those are in
+# requirements-dev.lock, which `make install` uses).
+COPY requirements.lock ./
+RUN pip install --no-cache-dir -r requirements.lock
 COPY . .
 RUN DJANGO_SETTINGS_MODULE=config.settings.local python manage.py collectstatic --noinput \
  && useradd --system --home /app app && mkdir -p /app/var /app/media && chown -R app /app/var /app/media

@@ -2,15 +2,17 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
 WEB_PORT ?= 8000
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: run test install lint bench messages lock setup clean
 
-$(STAMP): requirements.lock pyproject.toml
+# Development installs the dev lock (production's pins plus the test and lint tools); the
+# Docker image installs requirements.lock alone.
+$(STAMP): requirements-dev.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q -r requirements.lock 2>&1 | grep -v "^WARNING: Location" || true
+	$(BIN)/pip install -q -r requirements-dev.lock 2>&1 | grep -v "^WARNING: Location" || true
 	@$(BIN)/python -c "import django, celery, weasyprint" || { echo "install failed" >&2; exit 1; }
 	@rm -f $(VENV)/.installed-*; touch $(STAMP)
 
@@ -45,8 +47,10 @@ messages: install
 	$(BIN)/python manage.py makemessages -l zh_Hans -l en --ignore=.venv --ignore=tests
 	$(BIN)/python manage.py compilemessages --ignore=.venv
 
+# Both locks from pyproject.toml, keeping the pins they already have (needs `uv`).
 lock:
-	uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements.lock
+	uv pip compile pyproject.toml --python-version 3.11 -o requirements.lock
+	uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements-dev.lock
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .mypy_cache .ruff_cache

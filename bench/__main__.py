@@ -4,7 +4,10 @@ import platform
 import sys
 import time
 
-SUITES = ["bench.engine", "bench.web", "bench.documents", "bench.api"]
+SUITES = ["bench.engine", "bench.web", "bench.documents", "bench.api", "bench.handover"]
+SUITES += ["bench.meaning"]
+SUITES += ["bench.asbuilt"]
+SUITES += ["bench.load", "bench.schemathesis_run"]
 
 
 def main() -> int:

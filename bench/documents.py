@@ -36,8 +36,8 @@ def _quotes() -> dict[str, int]:
 
     from core.roles import SALES_ENGINEER
     from core.services import user_create
+    from customers.models import Customer
     from planner.services import design_create
-    from quotes.models import Customer
     from quotes.services import quote_create
 
     call_command("load_catalog", stdout=io.StringIO())

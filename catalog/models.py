@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -646,13 +646,15 @@ class ServiceUnit(models.TextChoices):
     PROJECT = "project", _("per project")
     DAY = "day", _("per engineer-day")
     YEAR = "year", _("per year")
+    SWITCH_YEAR = "switch-year", _("per switch per year")
+    GPU_YEAR = "gpu-year", _("per GPU per year")
 
 
 class ServiceSpec(models.Model):
     product = models.OneToOneField(
         Product, on_delete=models.CASCADE, primary_key=True, related_name="service_spec"
     )
-    unit = models.CharField(_("unit"), max_length=10, choices=ServiceUnit.choices)
+    unit = models.CharField(_("unit"), max_length=16, choices=ServiceUnit.choices)
     history = HistoricalRecords()
 
     class Meta:
@@ -767,6 +769,11 @@ class MediaRule(models.Model):
 # --- Prices ------------------------------------------------------------------------
 
 
+class SupportBasis(models.TextChoices):
+    SWITCH = "switch", _("Switch")
+    GPU = "gpu", _("GPU")
+
+
 class PriceList(models.Model):
     code = models.CharField(_("code"), max_length=40, unique=True)
     name = models.CharField(_("name"), max_length=120)
@@ -780,6 +787,35 @@ class PriceList(models.Model):
         _("sample prices"), default=True, help_text=_("Prices are samples, not an offer.")
     )
     note = models.CharField(_("note"), max_length=200, blank=True)
+    # VAT by line kind, in percent (13 means 13 %): quotes priced from this list start with them.
+    goods_vat_percent = models.DecimalField(
+        _("VAT on goods (%)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("13"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("99.99"))],
+    )
+    services_vat_percent = models.DecimalField(
+        _("VAT on services (%)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("6"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("99.99"))],
+    )
+    freight_vat_percent = models.DecimalField(
+        _("VAT on freight (%)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("9"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("99.99"))],
+    )
+    support_basis = models.CharField(
+        _("support priced per"),
+        max_length=10,
+        choices=SupportBasis.choices,
+        default=SupportBasis.SWITCH,
+        help_text=_("Support is quoted per switch-year or per GPU-year, from this list's price."),
+    )
     history = HistoricalRecords()
 
     class Meta:
@@ -877,7 +913,7 @@ class ContractPrice(models.Model):
     """A price agreed with one customer, overriding the list price while valid."""
 
     customer = models.ForeignKey(
-        "quotes.Customer",
+        "customers.Customer",
         on_delete=models.CASCADE,
         related_name="contract_prices",
         verbose_name=_("customer"),

@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -32,25 +33,25 @@ VIEW_COST = "catalog.view_cost"
 COST_FIELDS = ("cost", "cost_currency", "cost_is_sample", "margin")
 
 
-def can_view_cost(context: dict[str, Any]) -> bool:
+def can_view_cost(context: Mapping[str, Any]) -> bool:
     request = context.get("request")
     user = getattr(request, "user", None)
     return bool(user is not None and user.has_perm(VIEW_COST))
 
 
-class NicSpecSerializer(serializers.ModelSerializer):
+class NicSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = NicSpec
         exclude = ["product"]
 
 
-class ReachSerializer(serializers.ModelSerializer):
+class ReachSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = TransceiverReach
         fields = ["fibre_type", "reach_m"]
 
 
-class TransceiverSpecSerializer(serializers.ModelSerializer):
+class TransceiverSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     reaches = ReachSerializer(many=True, read_only=True)
 
     class Meta:
@@ -58,25 +59,25 @@ class TransceiverSpecSerializer(serializers.ModelSerializer):
         exclude = ["product"]
 
 
-class CableSpecSerializer(serializers.ModelSerializer):
+class CableSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = CableSpec
         exclude = ["product"]
 
 
-class PatchPanelSpecSerializer(serializers.ModelSerializer):
+class PatchPanelSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = PatchPanelSpec
         exclude = ["product"]
 
 
-class BreakoutSerializer(serializers.ModelSerializer):
+class BreakoutSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = PortBreakout
         fields = ["ways", "speed_gbps"]
 
 
-class PortGroupSerializer(serializers.ModelSerializer):
+class PortGroupSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     breakouts = BreakoutSerializer(many=True, read_only=True)
 
     class Meta:
@@ -84,7 +85,7 @@ class PortGroupSerializer(serializers.ModelSerializer):
         fields = ["count", "speed_gbps", "form_factor", "breakouts"]
 
 
-class SwitchSpecSerializer(serializers.ModelSerializer):
+class SwitchSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     port_groups = PortGroupSerializer(many=True, read_only=True)
 
     class Meta:
@@ -92,19 +93,19 @@ class SwitchSpecSerializer(serializers.ModelSerializer):
         exclude = ["product"]
 
 
-class ServiceSpecSerializer(serializers.ModelSerializer):
+class ServiceSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = ServiceSpec
         exclude = ["product"]
 
 
-class ServerSpecSerializer(serializers.ModelSerializer):
+class ServerSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = ServerSpec
         exclude = ["product"]
 
 
-class ListPriceSerializer(serializers.ModelSerializer):
+class ListPriceSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     price_list = serializers.CharField(source="price_list.code", read_only=True)
     currency = serializers.CharField(source="price_list.currency", read_only=True)
 
@@ -113,7 +114,7 @@ class ListPriceSerializer(serializers.ModelSerializer):
         fields = ["price_list", "currency", "amount", "is_sample", "note"]
 
 
-class ProductSerializer(serializers.ModelSerializer):
+class ProductSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     """Products with their typed spec (read-only here: specs are edited in the admin or the seed).
 
     Writes (catalog managers) cover the product's own fields."""
@@ -165,15 +166,16 @@ class ProductSerializer(serializers.ModelSerializer):
             "cost": {"help_text": "Only present for users with catalog.view_cost."},
         }
 
-    def get_fields(self) -> dict[str, serializers.Field]:
-        fields: dict[str, serializers.Field] = super().get_fields()
+    def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
+        fields: dict[str, serializers.Field] = super().get_fields()  # type: ignore[type-arg]
         if not can_view_cost(self.context):
             for name in COST_FIELDS:
                 fields.pop(name, None)
         return fields
 
     def _default_price(self, product: Product) -> Price | None:
-        cache = self.context.setdefault("_default_prices", {})
+        # DRF's context is a dict (typed as a Mapping): the page's default prices are kept there.
+        cache = cast(dict[str, Any], self.context).setdefault("_default_prices", {})
         if "list" not in cache:
             price_list = default_price_list()
             cache["list"] = price_list
@@ -200,7 +202,7 @@ class ProductSerializer(serializers.ModelSerializer):
         return None if value is None else str(value)  # a decimal string, never a float
 
 
-class MediaRuleSerializer(serializers.ModelSerializer):
+class MediaRuleSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = MediaRule
         fields = ["id", "speed_gbps", "media", "max_reach_m", "stock_lengths_m", "source"]

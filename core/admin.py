@@ -1,5 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from core.models import (
@@ -15,27 +17,27 @@ from core.services import api_token_create, api_token_revoke
 from core.webhooks import TargetRefused, webhook_url_check
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, Team]):
     model = Membership
     extra = 0
     autocomplete_fields = ["user"]
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
+class TeamAdmin(admin.ModelAdmin[Team]):
     search_fields = ["name"]
     inlines = [MembershipInline]
 
 
 @admin.register(WorkerProbe)
-class WorkerProbeAdmin(admin.ModelAdmin):
+class WorkerProbeAdmin(admin.ModelAdmin[WorkerProbe]):
     list_display = ["pk", "status", "attempts", "worker_hostname", "created_at", "finished_at"]
     list_filter = ["status"]
     readonly_fields = [f.name for f in WorkerProbe._meta.fields]
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     """Tokens are created here or with `manage.py api_token create`; the secret is shown once."""
 
     list_display = ["name", "prefix", "user", "scope", "created_at", "last_used_at", "revoked_at"]
@@ -47,7 +49,9 @@ class ApiTokenAdmin(admin.ModelAdmin):
     autocomplete_fields = ["user"]
     actions = ["revoke"]
 
-    def save_model(self, request, obj, form, change):  # type: ignore[no-untyped-def]
+    def save_model(
+        self, request: HttpRequest, obj: ApiToken, form: forms.ModelForm[ApiToken], change: bool
+    ) -> None:
         if change:
             super().save_model(request, obj, form, change)
             return
@@ -60,19 +64,19 @@ class ApiTokenAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description=_("Revoke selected tokens"))
-    def revoke(self, request, queryset):  # type: ignore[no-untyped-def]
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         for token in queryset:
             api_token_revoke(token=token)
 
 
-class WebhookAttemptInline(admin.TabularInline):
+class WebhookAttemptInline(admin.TabularInline[WebhookAttempt, WebhookDelivery]):
     model = WebhookAttempt
     extra = 0
     can_delete = False
     readonly_fields = ["at", "status_code", "error", "duration_ms"]
 
 
-class WebhookSubscriptionForm(forms.ModelForm):  # type: ignore[type-arg]
+class WebhookSubscriptionForm(forms.ModelForm[WebhookSubscription]):
     """The API's rules for a target URL (core.webhooks.webhook_url_check) apply here too."""
 
     url = forms.URLField(label=_("URL"), max_length=500, assume_scheme="https")
@@ -91,7 +95,7 @@ class WebhookSubscriptionForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(WebhookSubscription)
-class WebhookSubscriptionAdmin(admin.ModelAdmin):
+class WebhookSubscriptionAdmin(admin.ModelAdmin[WebhookSubscription]):
     form = WebhookSubscriptionForm
     list_display = ["url", "user", "is_active", "created_at"]
     list_filter = ["is_active"]
@@ -101,7 +105,7 @@ class WebhookSubscriptionAdmin(admin.ModelAdmin):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(admin.ModelAdmin[WebhookDelivery]):
     list_display = ["message_id", "event", "subscription", "status", "attempts", "created_at"]
     list_filter = ["status", "event"]
     search_fields = ["message_id", "subscription__url"]

@@ -55,8 +55,3 @@ class ModelPermissions(permissions.DjangoModelPermissions):
         "HEAD": ["%(app_label)s.view_%(model_name)s"],
         "OPTIONS": ["%(app_label)s.view_%(model_name)s"],
     }
-
-
-# What a model-backed viewset uses: a read-only token may only read, and the user needs the
-# model permission. Which objects they see is the viewset's queryset (a selector).
-API_MODEL_PERMISSIONS = [TokenScopePermission, ModelPermissions]

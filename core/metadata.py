@@ -13,6 +13,6 @@ from rest_framework.metadata import SimpleMetadata
 from rest_framework.request import Request
 
 
-class ApiMetadata(SimpleMetadata):  # type: ignore[misc]
+class ApiMetadata(SimpleMetadata):
     def determine_actions(self, request: Request, view: Any) -> dict[str, Any]:
         return {}

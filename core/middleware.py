@@ -132,6 +132,7 @@ class IdempotencyMiddleware:
             if response is None or response.status_code < 400:
                 raise
             idempotency_abandon(principal=principal, key=key)
+        assert response is not None  # every path that leaves it unset has raised
         return response
 
 

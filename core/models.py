@@ -1,3 +1,5 @@
+from typing import ClassVar
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -44,25 +46,44 @@ class JobStatus(models.TextChoices):
 
 
 class Job(models.Model):
-    """State of a background job, in the database where the UI and API read it.
+    """A background job, in the database where the UI and API read it: every kind (documents,
+    worker probes) runs through the one scheme in `core.jobs`.
 
-    A worker takes a lease when it starts (`core.services.lease_take`) and, for long work, renews
-    it from a heartbeat (`LeaseHeartbeat`); a job whose lease ran out was abandoned by a dead
-    worker and may be taken over, up to `settings.JOB_MAX_ATTEMPTS` times."""
+    A worker takes a lease when it starts and renews it from a heartbeat while it works; a job
+    whose lease ran out was abandoned by a dead worker and is taken over, up to
+    `settings.JOB_MAX_ATTEMPTS` times. `queued_at` is when its last message went to the broker:
+    a queued job whose message is older than `JOB_QUEUE_STALE_SECONDS` is sent again (the broker
+    may have lost it). Every time limit is in settings, "Background jobs"."""
+
+    # The word stored for each state. A kind may keep its own words where they are already
+    # public (documents say "rendering" and "ready" in the API and the pages); the job scheme
+    # reads them from here, so the meaning is the same for every kind.
+    QUEUED: ClassVar[str] = JobStatus.QUEUED
+    RUNNING: ClassVar[str] = JobStatus.RUNNING
+    DONE: ClassVar[str] = JobStatus.DONE
+    FAILED: ClassVar[str] = JobStatus.FAILED
 
     status = models.CharField(
         _("status"), max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED
     )
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    step = models.CharField(_("step"), max_length=30, blank=True)
+    queued_at = models.DateTimeField(_("queued at"), null=True, blank=True)
     lease_expires_at = models.DateTimeField(_("lease expires at"), null=True, blank=True)
+    # Who holds the lease (a random token per take): only the holder renews it or stores a result.
     lease_owner = models.CharField(_("lease holder"), max_length=32, blank=True)
-    error = models.TextField(_("error"), blank=True)
+    error = models.TextField(_("error"), blank=True)  # in words, for the user
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
         abstract = True
+        indexes = [
+            models.Index(fields=["status", "lease_expires_at"]),
+            models.Index(fields=["status", "queued_at"]),
+        ]
 
 
 class WorkerProbe(Job):
@@ -70,7 +91,7 @@ class WorkerProbe(Job):
 
     worker_hostname = models.CharField(_("worker"), max_length=255, blank=True)
 
-    class Meta:
+    class Meta(Job.Meta):
         verbose_name = _("worker probe")
         verbose_name_plural = _("worker probes")
         ordering = ["-created_at"]

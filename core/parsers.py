@@ -40,7 +40,7 @@ def json_limits_check(data: Any, *, max_depth: int) -> None:
             stack.extend((item, depth + 1) for item in value)
 
 
-class LimitedJSONParser(JSONParser):  # type: ignore[misc]
+class LimitedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         max_depth = getattr(settings, "API_JSON_MAX_DEPTH", DEFAULT_MAX_DEPTH)
         try:

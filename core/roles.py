@@ -52,12 +52,15 @@ QUOTE_WORK = (
     "quotes.view_quote",
     "quotes.add_quote",
     "quotes.change_quote",
-    "quotes.view_customer",
-    "quotes.add_customer",
-    "quotes.change_customer",
-    "quotes.view_opportunity",
-    "quotes.add_opportunity",
-    "quotes.change_opportunity",
+    "customers.view_customer",
+    "customers.add_customer",
+    "customers.change_customer",
+    "customers.view_contact",
+    "customers.add_contact",
+    "customers.change_contact",
+    "customers.view_opportunity",
+    "customers.add_opportunity",
+    "customers.change_opportunity",
 )
 QUOTE_MANAGE = ("quotes.approve_quote", "quotes.view_margin")
 

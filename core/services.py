@@ -1,28 +1,25 @@
-"""Writes for users, teams and background jobs."""
+"""Writes for users, teams, worker probes, API tokens and idempotency keys."""
 
 import hashlib
 import logging
 import secrets
 import socket
-import threading
-from collections.abc import Collection
 from datetime import timedelta
-from enum import StrEnum
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import AnonymousUser, Group, Permission, User
 from django.core.cache import cache
-from django.db import IntegrityError, connection, models, transaction
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from core.cache import CACHE_ERRORS
+from core.jobs import JobKind, Progress, job_queue, job_run
 from core.models import (
     ApiToken,
     IdempotencyKey,
-    Job,
-    JobStatus,
     Membership,
     Team,
     TokenScope,
@@ -65,6 +62,14 @@ def roles_apply() -> list[Group]:
     return groups
 
 
+def user_signed_in(user: User | AnonymousUser) -> User:
+    """The caller as a stored user: writes that record who made them refuse anyone else (the
+    views in front of them already require a login; this holds for every caller)."""
+    if isinstance(user, AnonymousUser):
+        raise PermissionDenied
+    return user
+
+
 @transaction.atomic
 def user_create(
     *,
@@ -92,166 +97,40 @@ def user_create(
     return user
 
 
-# --- Background jobs -----------------------------------------------------------------------------
+# --- Worker probes ------------------------------------------------------------------------------
 
 
-class JobAbandoned(RuntimeError):
-    """The job was delivered more often than allowed: a worker died on it every time."""
+def _probe_work(probe: WorkerProbe, progress: Progress) -> str:
+    return socket.gethostname()
 
 
-class Lease(StrEnum):
-    """What `lease_take` found on a job row."""
-
-    TAKEN = "taken"  # this worker now holds it
-    HELD = "held"  # another worker holds a live lease
-    FINISHED = "finished"  # nothing left to do
-    EXHAUSTED = "exhausted"  # delivered more often than JOB_MAX_ATTEMPTS allows
+def _probe_store(probe: WorkerProbe, hostname: str) -> None:
+    probe.worker_hostname = hostname
 
 
-def lease_take(*, row: Any, running: str, finished: Collection[str], lease_seconds: int) -> Lease:
-    """The lease rule every job row follows (worker probes, documents): a row is taken unless it
-    is finished or another worker's lease is still live, and each take counts as an attempt.
-    A lease not renewed for longer than its period is dead (its worker was killed) and is taken
-    over. Sets status, start, lease and a new `lease_owner` token on a take; the caller saves.
-    The row must be locked (select_for_update) in the caller's transaction."""
-    now = timezone.now()
-    if row.status in finished:
-        return Lease.FINISHED
-    if row.status == running and row.lease_expires_at and row.lease_expires_at > now:
-        return Lease.HELD
-    row.attempts += 1
-    if row.attempts > settings.JOB_MAX_ATTEMPTS:
-        return Lease.EXHAUSTED
-    row.status = running
-    row.started_at = now
-    row.lease_expires_at = now + timedelta(seconds=lease_seconds)
-    row.lease_owner = secrets.token_hex(16)
-    return Lease.TAKEN
-
-
-def lease_renew(
-    *, model: type[models.Model], pk: int, owner: str, running: str, lease_seconds: float
-) -> bool:
-    """Extend a lease its holder still holds: one UPDATE, no lock. False once the job finished or
-    another worker took it over (the holder then must not store its result)."""
-    renewed = model._default_manager.filter(pk=pk, status=running, lease_owner=owner).update(
-        lease_expires_at=timezone.now() + timedelta(seconds=lease_seconds)
-    )
-    return bool(renewed)
-
-
-class LeaseHeartbeat:
-    """Renews a lease every `interval` seconds from a thread while the work runs, so that a lease
-    can be short (a killed worker's job is taken over soon after) however long the work takes.
-
-        with LeaseHeartbeat(model=Document, pk=..., owner=..., running=..., lease_seconds=30):
-            render()
-
-    `lost` is set when the lease turns out to be someone else's. The thread has its own database
-    connection, so the take must be committed: inside an atomic block (a test's transaction) the
-    thread is not started and renewing is left to the caller."""
-
-    def __init__(
-        self,
-        *,
-        model: type[models.Model],
-        pk: int,
-        owner: str,
-        running: str,
-        lease_seconds: float,
-        interval: float,
-    ) -> None:
-        self.model, self.pk, self.owner, self.running = model, pk, owner, running
-        self.lease_seconds = lease_seconds
-        self.interval = interval
-        self.lost = threading.Event()
-        self.renewals = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> "LeaseHeartbeat":
-        if not connection.in_atomic_block:
-            self._thread = threading.Thread(
-                target=self._run, name=f"lease-{self.model.__name__}-{self.pk}", daemon=True
-            )
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.interval):
-                try:
-                    held = lease_renew(
-                        model=self.model,
-                        pk=self.pk,
-                        owner=self.owner,
-                        running=self.running,
-                        lease_seconds=self.lease_seconds,
-                    )
-                except Exception:  # a database blip: the next beat tries again
-                    logger.warning("lease %s %s: renewal failed", self.model.__name__, self.pk)
-                    continue
-                if not held:
-                    logger.warning("lease %s %s: taken over", self.model.__name__, self.pk)
-                    self.lost.set()
-                    return
-                self.renewals += 1
-        finally:
-            connection.close()  # this thread's own connection
-
-
-def job_start(*, job: Job, lease_seconds: int | None = None) -> bool:
-    """Claim a job for this worker. Returns False when there is nothing to do (already finished, or
-    another worker holds a live lease). Raises JobAbandoned once the delivery cap is exceeded.
-
-    Must run inside a transaction that locked the job row (select_for_update)."""
-    lease = lease_seconds if lease_seconds is not None else settings.CELERY_TASK_TIME_LIMIT
-    outcome = lease_take(
-        row=job,
-        running=JobStatus.RUNNING,
-        finished=(JobStatus.DONE, JobStatus.FAILED),
-        lease_seconds=lease,
-    )
-    if outcome == Lease.EXHAUSTED:
-        job_finish(job=job, error=f"Gave up after {settings.JOB_MAX_ATTEMPTS} attempts.")
-        raise JobAbandoned(job.error)
-    if outcome == Lease.TAKEN:
-        job.save()
-        return True
-    return False
-
-
-def job_finish(*, job: Job, error: str = "") -> None:
-    job.status = JobStatus.FAILED if error else JobStatus.DONE
-    job.error = error
-    job.finished_at = timezone.now()
-    job.lease_expires_at = None
-    job.save()
+# A probe proves the whole pipeline (web -> broker -> worker process -> database) and runs through
+# the same job scheme as documents.
+PROBES: JobKind[WorkerProbe, str] = JobKind(
+    model=WorkerProbe,
+    task="core.tasks.run_worker_probe",
+    work=_probe_work,
+    store=_probe_store,
+    exhausted=gettext_lazy("The worker died on this probe too many times."),
+    timed_out=gettext_lazy("The probe took too long."),
+    crashed=gettext_lazy("The probe failed; the log has the details."),
+)
 
 
 def worker_probe_request() -> WorkerProbe:
-    """Create a probe row and queue the task once the row is committed."""
-    from core.tasks import run_worker_probe
-
+    """Create a probe row and queue its task once the row is committed."""
     with transaction.atomic():
         probe = WorkerProbe.objects.create()
-        run_worker_probe.delay_on_commit(probe.pk)
+        job_queue(kind=PROBES, job=probe)
     return probe
 
 
 def worker_probe_run(*, probe_id: int) -> WorkerProbe:
-    with transaction.atomic():
-        probe = WorkerProbe.objects.select_for_update().get(pk=probe_id)
-        if not job_start(job=probe):
-            return probe
-        probe.worker_hostname = socket.gethostname()
-        job_finish(job=probe)
-    return probe
+    return job_run(kind=PROBES, job_id=probe_id)
 
 
 # --- API tokens ----------------------------------------------------------------------------------

@@ -1,31 +1,34 @@
+"""Celery tasks of core. Each is a thin call into a service; periodic ones are scheduled in
+settings (CELERY_BEAT_SCHEDULE) and scan the database, so they survive restarts."""
+
 from celery import shared_task
 
-from core import services
+from core import services, webhooks
+from core.jobs import jobs_sweep
 
 
-@shared_task(acks_late=True)
+@shared_task
 def run_worker_probe(probe_id: int) -> int:
     services.worker_probe_run(probe_id=probe_id)
     return probe_id
 
 
-@shared_task(acks_late=True)
-def deliver_webhook(delivery_id: int) -> int:
-    from core.webhooks import webhook_deliver
+@shared_task
+def sweep_worker_probes() -> dict[str, int]:
+    return jobs_sweep(kind=services.PROBES)
 
-    webhook_deliver(delivery_id=delivery_id)
+
+@shared_task
+def deliver_webhook(delivery_id: int) -> int:
+    webhooks.webhook_deliver(delivery_id=delivery_id)
     return delivery_id
 
 
 @shared_task
 def dispatch_due_webhooks() -> int:
-    from core.webhooks import webhooks_dispatch_due
-
-    return webhooks_dispatch_due()
+    return webhooks.webhooks_dispatch_due()
 
 
 @shared_task
 def purge_idempotency_keys() -> int:
-    from core.services import idempotency_keys_purge
-
-    return idempotency_keys_purge()
+    return services.idempotency_keys_purge()

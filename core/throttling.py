@@ -25,6 +25,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 from core.cache import CACHE_ERRORS
+from core.lockout import client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +64,9 @@ local_counters = _LocalCounters()
 
 class _FixedWindow(SimpleRateThrottle):
     window_ends_at = 0.0
+    # Set by SimpleRateThrottle.__init__ from the rate (parse_rate); None when there is no rate.
+    num_requests: int | None
+    duration: int | None
 
     def allow_request(self, request: Request, view: Any) -> bool:
         if self.rate is None:
@@ -117,8 +121,6 @@ class _AddressWindow(_FixedWindow):
         self.num_requests, self.duration = self.parse_rate(rate)
 
     def get_cache_key(self, request: Any, view: Any) -> str | None:
-        from core.lockout import client_ip
-
         return f"throttle_{self.scope}_{client_ip(request) or 'unknown'}"
 
 
@@ -131,7 +133,8 @@ def per_address(scope: str, rate_setting: str) -> Callable[[_View], _View]:
         @functools.wraps(view)
         def throttled(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             window = _AddressWindow(scope, getattr(settings, rate_setting))
-            if not window.allow_request(request, None):
+            # A plain view's request: the window reads only its client address.
+            if not window.allow_request(request, None):  # type: ignore[arg-type]
                 response = HttpResponse(
                     _("Too many requests: try again in a minute."),
                     status=429,

@@ -1,7 +1,16 @@
+from pathlib import Path
+
+import redis
+from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request as site_bad_request
@@ -10,13 +19,27 @@ from django.views.defaults import permission_denied as site_permission_denied
 from django.views.defaults import server_error as site_server_error
 
 from core.errors import PROBLEM_CONTENT_TYPE, problem_body
+from core.models import Job
+from core.selectors import dashboard_for
+from core.templatetags.labels import GLOSSARY
 
 API_PREFIX = "/api/"
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "core/home.html")
+    """The day's dashboard: drafts, quotes by status, expiring quotes, recent documents and, for
+    approvers, the approval queue."""
+    user = request.user
+    assert isinstance(user, User)  # login_required
+    return render(request, "core/home.html", {"dashboard": dashboard_for(user)})
+
+
+@login_required
+def help_page(request: HttpRequest) -> HttpResponse:
+    """The glossary (rail-optimized, oversubscription, breakout, ...) in the reader's language;
+    the wizard's hints link to its terms."""
+    return render(request, "core/help.html", {"terms": GLOSSARY})
 
 
 @require_GET
@@ -61,9 +84,6 @@ def _check_database() -> dict[str, object]:
 
 
 def _check_cache() -> dict[str, object]:
-    from django.core.cache import cache, caches
-    from django.core.cache.backends.redis import RedisCache
-
     backend = caches["default"]
     kind = "redis" if isinstance(backend, RedisCache) else "local"
     ping = getattr(backend, "ping", None)
@@ -79,14 +99,8 @@ def _check_cache() -> dict[str, object]:
 
 
 def _check_broker() -> dict[str, object]:
-    from pathlib import Path
-
-    from django.conf import settings
-
     url = str(getattr(settings, "CELERY_BROKER_URL", "") or "")
     if url.startswith(("redis://", "rediss://")):
-        import redis
-
         try:
             client = redis.Redis.from_url(url, socket_connect_timeout=0.25, socket_timeout=0.5)
             try:
@@ -103,13 +117,8 @@ def _check_broker() -> dict[str, object]:
 
 
 def _check_worker() -> dict[str, object]:
-    """The latest start or finish of a background job (worker probes, documents, webhooks' jobs:
-    every concrete core.models.Job), read from the newest started row of each kind."""
-    from django.apps import apps
-    from django.utils import timezone
-
-    from core.models import Job
-
+    """The latest start or finish of a background job (worker probes, documents: every concrete
+    core.models.Job), read from the newest started row of each kind."""
     last_seen = None
     try:
         for model in apps.get_models():

@@ -5,24 +5,44 @@ names), so none may become a formula when the file is opened in Excel or LibreOf
 formula injection, OWASP). In CSV a text cell that starts like a formula (`=`, `+`, `-`, `@`, a
 tab or a carriage return) is prefixed with a single quote; in XLSX every text cell is written as
 a string (data type `s`), never a formula, and characters XML cannot hold are dropped. Numbers
-stay numbers."""
+stay numbers.
+
+The BOM carries the default price list's unit prices (a part it does not price, or a generic
+part, has none and is left out of the total, which says how many it left out). The XLSX has a
+second sheet with the cabling schedule, capped at CABLING_ROWS_IN_XLSX rows so the synchronous
+download stays inside the web timeout: beyond it the sheet says so and points to the CSV."""
 
 import csv
 import io
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.styles import Font
 
+from catalog.models import Price
+from catalog.selectors import default_price_list
+from planner.engine.cabling import CablingRow
+from planner.engine.result import BomLineResult, DesignResult, result_from_json
+from planner.models import Design
+from planner.services import design_cabling
+
 BOM_COLUMNS = (
     "sku", "description", "quantity", "plane", "tier", "power_w", "rack_units", "catalog_gap",
+    "unit_price", "currency", "line_total",
 )  # fmt: skip
 CABLING_COLUMNS = (
     "label", "a_device", "a_port", "a_form_factor", "a_plug", "b_device", "b_port",
-    "b_form_factor", "b_plug", "media", "speed_gbps", "length_m", "cable",
+    "b_form_factor", "b_plug", "media", "speed_gbps", "length_m", "cable", "cable_sku",
 )  # fmt: skip
+# About 15 s of openpyxl on a loaded 2-core machine (14 columns a row): the cap of a synchronous
+# download. Larger schedules stream as CSV (or run as a background export).
+CABLING_ROWS_IN_XLSX = 100_000
+MONEY_FORMAT = "#,##0.00"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -45,35 +65,172 @@ def xlsx_cell(sheet: Any, row: int, column: int, value: Any) -> Cell:
     return cell
 
 
-def _bom_rows(result: Mapping[str, Any]) -> list[list[Any]]:
-    return [[line.get(col, "") for col in BOM_COLUMNS] for line in result.get("bom", [])]
+def _bom(result: DesignResult | Mapping[str, Any]) -> tuple[BomLineResult, ...]:
+    # Callers holding the stored JSON (the API's views) get it read through the one codec; an
+    # empty one (a draft that does not size) has no lines.
+    if isinstance(result, DesignResult):
+        return result.bom
+    return result_from_json(result).bom if result else ()
 
 
-def bom_csv(result: Mapping[str, Any]) -> bytes:
+@dataclass(frozen=True)
+class BomPrices:
+    """Unit prices of the BOM's SKUs on one price list (list prices, before any discount)."""
+
+    currency: str
+    price_list: str
+    unit_prices: Mapping[str, Decimal]
+
+
+def bom_prices(result: DesignResult | Mapping[str, Any]) -> BomPrices | None:
+    """The default price list's prices for the BOM's SKUs (None: no price list loaded)."""
+    price_list = default_price_list()
+    if price_list is None:
+        return None
+    skus = {line.sku for line in _bom(result) if line.sku}
+    rows = Price.objects.filter(price_list=price_list, product__sku__in=skus).values_list(
+        "product__sku", "amount"
+    )
+    return BomPrices(
+        currency=price_list.currency,
+        price_list=price_list.code,
+        unit_prices={sku: Decimal(amount) for sku, amount in rows},
+    )
+
+
+@dataclass(frozen=True)
+class BomTotal:
+    amount: Decimal
+    unpriced_lines: int
+
+
+def _bom_rows(
+    result: DesignResult | Mapping[str, Any], prices: BomPrices | None = None
+) -> list[list[object]]:
+    """The BOM's rows in BOM_COLUMNS order, priced from `prices` (else the default list)."""
+    return _priced_bom(result, prices if prices is not None else bom_prices(result))[0]
+
+
+def _priced_bom(
+    result: DesignResult | Mapping[str, Any], prices: BomPrices | None
+) -> tuple[list[list[object]], BomTotal]:
+    rows: list[list[object]] = []
+    total, unpriced = Decimal("0"), 0
+    for line in _bom(result):
+        unit = prices.unit_prices.get(line.sku) if prices and line.sku else None
+        line_total = unit * line.quantity if unit is not None else None
+        if line_total is None:
+            unpriced += 1
+        else:
+            total += line_total
+        rows.append(
+            [
+                line.sku,
+                line.description,
+                line.quantity,
+                line.plane,
+                line.tier,
+                line.power_w,
+                line.rack_units,
+                line.catalog_gap,
+                unit,
+                prices.currency if prices and unit is not None else "",
+                line_total,
+            ]
+        )
+    return rows, BomTotal(amount=total, unpriced_lines=unpriced)
+
+
+def bom_csv(result: DesignResult | Mapping[str, Any], *, prices: BomPrices | None = None) -> bytes:
+    prices = prices if prices is not None else bom_prices(result)
+    rows, total = _priced_bom(result, prices)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(BOM_COLUMNS)
-    writer.writerows([csv_cell(value) for value in row] for row in _bom_rows(result))
+    writer.writerows([csv_cell(_csv_value(value)) for value in row] for row in rows)
+    if prices is not None:
+        writer.writerow(
+            ["total", f"{total.unpriced_lines} lines without a price", "", "", "", "", "", "",
+             "", prices.currency, total.amount]
+        )  # fmt: skip
     # A BOM opened in Excel on a Chinese Windows needs the BOM mark to read UTF-8.
     return ("\ufeff" + buffer.getvalue()).encode()
 
 
-def bom_xlsx(result: Mapping[str, Any], *, title: str) -> bytes:
+def _csv_value(value: object) -> object:
+    return "" if value is None else value
+
+
+def bom_xlsx(
+    result: DesignResult | Mapping[str, Any],
+    *,
+    title: str,
+    prices: BomPrices | None = None,
+    cabling: Iterable[CablingRow] | None = None,
+    design: Design | None = None,
+) -> bytes:
+    """The BOM sheet (with unit prices, currency, line totals and the total) and, given the
+    cabling rows (or the saved design they come from), a cabling sheet of at most
+    CABLING_ROWS_IN_XLSX rows."""
+    prices = prices if prices is not None else bom_prices(result)
+    if cabling is None and design is not None and design.result is not None:
+        cabling = design_cabling(design=design)
+    rows, total = _priced_bom(result, prices)
     workbook = Workbook()
     sheet = workbook.active
     assert sheet is not None
     sheet.title = "BOM"
+    bold = Font(bold=True)
     xlsx_cell(sheet, 1, 1, title).font = Font(bold=True, size=13)
     for column, name in enumerate(BOM_COLUMNS, start=1):
-        xlsx_cell(sheet, 2, column, name).font = Font(bold=True)
-    for row_number, row in enumerate(_bom_rows(result), start=3):
+        xlsx_cell(sheet, 2, column, name).font = bold
+    row_number = 2
+    for row_number, row in enumerate(rows, start=3):
         for column, value in enumerate(row, start=1):
-            xlsx_cell(sheet, row_number, column, value)
-    for column_letter, width in zip("ABCDEFGH", (28, 60, 10, 12, 12, 10, 10, 12), strict=True):
+            cell = xlsx_cell(sheet, row_number, column, value)
+            if column in (9, 11):
+                cell.number_format = MONEY_FORMAT
+    if prices is not None:
+        row_number += 1
+        xlsx_cell(sheet, row_number, 1, "total").font = bold
+        xlsx_cell(
+            sheet,
+            row_number,
+            2,
+            f"{prices.price_list}: list prices; {total.unpriced_lines} lines without a price",
+        )
+        xlsx_cell(sheet, row_number, 10, prices.currency)
+        cell = xlsx_cell(sheet, row_number, 11, total.amount)
+        cell.number_format = MONEY_FORMAT
+        cell.font = bold
+    widths = (28, 60, 10, 12, 12, 10, 10, 12, 14, 9, 16)
+    for column_letter, width in zip("ABCDEFGHIJK", widths, strict=True):
         sheet.column_dimensions[column_letter].width = width
+    if cabling is not None:
+        _cabling_sheet(workbook.create_sheet("Cabling"), cabling)
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()
+
+
+def _cabling_sheet(sheet: Any, rows: Iterable[CablingRow]) -> None:
+    for column, name in enumerate(CABLING_COLUMNS, start=1):
+        xlsx_cell(sheet, 1, column, name).font = Font(bold=True)
+    sheet.freeze_panes = "A2"
+    written = 0
+    for written, row in enumerate(itertools.islice(rows, CABLING_ROWS_IN_XLSX + 1), start=1):
+        if written > CABLING_ROWS_IN_XLSX:
+            xlsx_cell(
+                sheet,
+                written + 1,
+                1,
+                f"More than {CABLING_ROWS_IN_XLSX:,} cables: the first {CABLING_ROWS_IN_XLSX:,} "
+                "are listed; download the cabling CSV for all of them.",
+            ).font = Font(bold=True)
+            break
+        for column, name in enumerate(CABLING_COLUMNS, start=1):
+            value = getattr(row, name, "")
+            xlsx_cell(sheet, written + 1, column, getattr(value, "value", value))
 
 
 class _Echo:
@@ -81,7 +238,7 @@ class _Echo:
         return value
 
 
-def cabling_csv_chunks(rows: Iterable[Any]) -> Iterator[str]:
+def cabling_csv_chunks(rows: Iterable[CablingRow]) -> Iterator[str]:
     """Yields CSV text row by row, so a million-cable schedule streams in constant memory."""
     writer = csv.writer(_Echo())
     yield "\ufeff" + writer.writerow(CABLING_COLUMNS)

@@ -4,22 +4,26 @@ them (`add_engine_errors`)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
+from django_stubs_ext import StrOrPromise
 
+from customers.models import Customer
+from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
 from planner.engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
 from planner.models import Scenario
-from quotes.models import Customer
 
 
 @dataclass(frozen=True)
 class Step:
     key: str
-    title: str
+    title: StrOrPromise  # lazy: translated when shown, in the reader's language
     fields: tuple[str, ...]
 
 
@@ -56,6 +60,10 @@ STEPS: tuple[Step, ...] = (
             "rails_per_plane",
             "servers_per_su",
             "min_spines",
+            "oversubscription_tolerance",
+            "planes",
+            "uplink_speed",
+            "build",
         ),
     ),
     Step(
@@ -191,7 +199,9 @@ def _switch_options(catalog: Any, nic_speed: int | None = None) -> list[tuple[st
 class NumberField(forms.CharField):
     """Kept as text: the engine parses it (commas allowed) and explains what is wrong."""
 
-    def __init__(self, *, unit: str = "", step: str = "1", minimum: int = 0, **kwargs: Any):
+    def __init__(
+        self, *, unit: StrOrPromise = "", step: str = "1", minimum: int = 0, **kwargs: Any
+    ) -> None:
         attrs = {"inputmode": "decimal" if step != "1" else "numeric", "min": minimum}
         attrs["step"] = step
         kwargs.setdefault("required", False)
@@ -326,7 +336,9 @@ class WizardStepForm(forms.Form):
             "Downlink:uplink bandwidth, e.g. 1:1 (non-blocking), 2:1, 3:1; empty = compare."
         ),
     )
-    media = forms.ChoiceField(
+    # The request's field is `media`; the form metaclass takes declared fields out of the class,
+    # so Form.media (the widgets' assets) stays intact at run time.
+    media = forms.ChoiceField(  # type: ignore[assignment]
         label=_("Media policy"),
         choices=[
             (MediaPolicy.AUTO.value, _("Automatic: the cheapest media that fits and reaches")),
@@ -359,6 +371,41 @@ class WizardStepForm(forms.Form):
         unit=_("spines"),
         minimum=1,
         help_text=_("Two by default, so no single spine carries the fabric; 1 allows one."),
+    )
+    oversubscription_tolerance = NumberField(
+        label=_("Oversubscription tolerance"),
+        unit="%",
+        help_text=_(
+            "How far above the ratio asked for a design may go when that saves a tier or "
+            "switches (with 10 %, 1:1 may become 1.065:1); empty or 0 = the ratio is a ceiling."
+        ),
+    )
+    planes = NumberField(
+        label=_("Compute planes"),
+        unit=_("planes"),
+        minimum=1,
+        help_text=_(
+            "Rail-optimized only: identical planes the server's ports are split over; must "
+            "divide the ports. Empty = the engine weighs more planes for servers with more "
+            "ports than GPUs."
+        ),
+    )
+    uplink_speed = NumberField(
+        label=_("Leaf-to-spine speed"),
+        unit="Gbps",
+        help_text=_(
+            "Empty = every speed both tiers run is sized and the fewest switches, then the "
+            "fewest links, win."
+        ),
+    )
+    build = forms.ChoiceField(
+        label=_("Partial units"),
+        required=False,
+        choices=[
+            ("", _("Built for growth: a partial unit gets every leaf uplink (default)")),
+            ("today", _("Minimum for today: servers spread evenly over the units")),
+        ],
+        help_text=_("Minimum for today buys fewer uplinks and spines; growing then recables."),
     )
     servers_per_rack = NumberField(
         label=_("Servers per rack"),
@@ -409,8 +456,12 @@ class WizardStepForm(forms.Form):
         *args: Any,
         catalog: Any = None,
         customers: Any = None,
+        request: HttpRequest | None = None,
         **kwargs: Any,
     ) -> None:
+        """With `request`, the customers offered are the ones its user sees (customers.selectors),
+        and `?customer=<id>` (a customer just created through the wizard's "New customer" link)
+        is preselected. `customers` is the older way to pass the choices, kept while views move."""
         super().__init__(*args, **kwargs)
         self.step = step
         for name in list(self.fields):
@@ -419,7 +470,15 @@ class WizardStepForm(forms.Form):
         if "customer" in self.fields:
             field = self.fields["customer"]
             assert isinstance(field, forms.ModelChoiceField)
+            if request is not None:
+                customers = customers_visible_to(request.user)
             field.queryset = customers if customers is not None else Customer.objects.none()
+            customer_id = request.GET.get("customer") if request is not None else None
+            if request is not None and customer_id and not self.is_bound:
+                # A stale or foreign id in the URL preselects nothing.
+                with contextlib.suppress(CustomerNotFound):
+                    chosen = customer_for(user=request.user, customer_id=customer_id)
+                    self.initial["customer"] = chosen.pk
         if "nic" in self.fields and catalog is not None:
             choice = self.fields["nic"]
             assert isinstance(choice, forms.ChoiceField)
@@ -449,6 +508,9 @@ class WizardStepForm(forms.Form):
                 continue
             data[key] = value
         data["oversubscription"] = _ratio(design_request.get("oversubscription"))
+        tolerance = design_request.get("oversubscription_tolerance")
+        if isinstance(tolerance, int | float):
+            data["oversubscription_tolerance"] = f"{tolerance * 100:g}"  # a fraction shown in %
         storage = design_request.get("storage")
         data["storage_plane"] = bool(storage)
         storage_values = storage if isinstance(storage, Mapping) else {}
@@ -473,6 +535,9 @@ class WizardStepForm(forms.Form):
             raw = str(source.get(name, "")).strip()
             if raw == "":
                 values[name] = None
+            elif name == "oversubscription_tolerance":
+                number = _number(raw)  # typed in %, a fraction in the request
+                values[name] = number / 100 if isinstance(number, int | float) else number
             elif isinstance(field, NumberField | forms.TypedChoiceField):
                 values[name] = _number(raw)
             else:

@@ -2,37 +2,122 @@
 (`planner.engine.text`); this is the one place that puts them through gettext, for pages,
 documents and API errors alike."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext
 
-from planner.engine.text import Text, from_dict
+from core.templatetags.labels import (
+    DELIVERABLE_NAMES,
+    PHASE_NAMES,
+    fabric_label,
+    media_label,
+    plane_label,
+    request_field_label,
+    tier_label,
+)
+from planner.engine.result import DesignResult, result_from_json
+from planner.engine.text import Text
+
+
+def _link_label(link: str) -> str:
+    """A link as the engine names it ("compute leaf-spine") in words ("Compute fabric
+    Leaf–Spine")."""
+    plane, _space, tiers = link.partition(" ")
+    if not tiers:
+        return tier_label(link)
+    return f"{plane_label(plane)} {tier_label(tiers)}"
+
+
+# Values the engine fills in as keys ("compute", "gpus_per_server", "rail-plane"): each named in
+# the reader's language by the parameter that carries it.
+_NAMED_PARAMS: dict[str, Callable[[str], str]] = {
+    "link": _link_label,
+    "plane": plane_label,
+    "field": request_field_label,
+    "fabric": fabric_label,
+    "media": media_label,
+    "tier": tier_label,
+}
+
+
+def _named(message: Text) -> Text:
+    params: list[tuple[str, str | Text | tuple[Text, ...]]] = []
+    for name, value in message.params:
+        if isinstance(value, Text):
+            params.append((name, _named(value)))
+        elif isinstance(value, tuple):
+            params.append((name, tuple(_named(part) for part in value)))
+        elif name in _NAMED_PARAMS:
+            params.append((name, _NAMED_PARAMS[name](value)))
+        else:
+            params.append((name, value))
+    return Text(message.template, tuple(params))
 
 
 def translated(message: Text) -> str:
-    """`message` in the active language; in English if its translation does not fit its values
-    (a translator's typo in a placeholder must not break the page)."""
+    """`message` in the active language, its keys named (a plane, a request field); in English if
+    its translation does not fit its values (a translator's typo in a placeholder must not break
+    the page)."""
+    named = _named(message)
     try:
-        return message.render(gettext)
+        return named.render(gettext)
     except (KeyError, ValueError, TypeError):
-        return message.render()
+        return named.render()
 
 
 def localized_result(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a design result with its warnings and trade-off notes in the active language.
-    Results saved before the engine kept templates have none, and keep their English."""
-    out = dict(result)
-    warnings = []
-    for warning in result.get("warnings", []):
-        localized = dict(warning)
-        texts = warning.get("text")
-        if isinstance(texts, Mapping):
-            localized["message"] = translated(from_dict(texts.get("message")))
-            localized["action"] = translated(from_dict(texts.get("action")))
-        warnings.append(localized)
-    out["warnings"] = warnings
-    notes = result.get("notes_text")
-    if isinstance(notes, list):
-        out["notes"] = [translated(from_dict(note)) for note in notes]
-    return out
+    """A copy of a stored result (JSON) with its warnings and trade-off notes in the active
+    language, for callers holding the JSON; pages and documents use `localized_warnings` and
+    `localized_notes` on the typed result. Results saved before the engine kept templates have
+    none, and keep their English."""
+    typed = result_from_json(result)
+    return {
+        **result,
+        "warnings": [
+            {"code": w.code, "message": w.message, "action": w.action}
+            for w in localized_warnings(typed)
+        ],
+        "notes": list(localized_notes(typed)),
+    }
+
+
+@dataclass(frozen=True)
+class ShownWarning:
+    """A design warning in the reader's language."""
+
+    code: str
+    message: str
+    action: str
+
+
+def localized_warnings(result: DesignResult) -> tuple[ShownWarning, ...]:
+    """A result's warnings in the active language; results saved before the engine kept
+    templates have none, and keep their English."""
+    return tuple(
+        ShownWarning(
+            code=w.code,
+            message=translated(w.message_text) if w.message_text is not None else w.message,
+            action=translated(w.action_text) if w.action_text is not None else w.action,
+        )
+        for w in result.warnings
+    )
+
+
+def localized_notes(result: DesignResult) -> tuple[str, ...]:
+    """An alternative's trade-off notes in the active language (English when stored without
+    their templates)."""
+    if result.notes_text:
+        return tuple(translated(note) for note in result.notes_text)
+    return result.notes
+
+
+def plan_labels() -> dict[str, str]:
+    """The implementation plan's phase and deliverable names and the Gantt chart's title, in the
+    active language (`planner.svg.gantt_svg` looks its phases and milestones up by key)."""
+    return {
+        **{key: str(name) for key, name in PHASE_NAMES.items()},
+        **{key: str(name) for key, name in DELIVERABLE_NAMES.items()},
+        "title": gettext("Implementation plan"),
+    }

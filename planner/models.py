@@ -3,6 +3,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Team
+from planner.engine.result import DesignResult, result_from_json
 
 
 class Scenario(models.TextChoices):
@@ -10,6 +11,25 @@ class Scenario(models.TextChoices):
     INFERENCE = "inference", _("Inference")
     HPC = "hpc", _("HPC")
     STORAGE = "storage", _("Storage")
+
+
+class SizingSnapshot(models.Model):
+    """The catalog (products, media rules, unit prices and costs) a design was sized and priced
+    with, stored once per content: a thousand designs sized on one catalog share one row."""
+
+    sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
+    catalog_version = models.CharField(_("catalog version"), max_length=64, blank=True)
+    # The default price list's currency when the snapshot was taken: its prices are in it.
+    currency = models.CharField(_("currency"), max_length=3, blank=True)
+    data = models.JSONField(_("catalog snapshot"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("sizing snapshot")
+        verbose_name_plural = _("sizing snapshots")
+
+    def __str__(self) -> str:
+        return f"{self.catalog_version or self.sha256[:12]} ({self.currency or '-'})"
 
 
 class Design(models.Model):
@@ -28,7 +48,7 @@ class Design(models.Model):
         Team, on_delete=models.PROTECT, related_name="designs", verbose_name=_("team")
     )
     customer = models.ForeignKey(
-        "quotes.Customer",
+        "customers.Customer",
         on_delete=models.PROTECT,
         null=True,
         blank=True,
@@ -39,11 +59,26 @@ class Design(models.Model):
         _("scenario"), max_length=20, choices=Scenario.choices, default=Scenario.LLM_TRAINING
     )
     is_draft = models.BooleanField(_("draft"), default=True)
+    archived_at = models.DateTimeField(_("archived at"), null=True, blank=True, db_index=True)
     request = models.JSONField(_("request"), default=dict)
     result = models.JSONField(_("result"), null=True, blank=True)
     # Denormalised from `result` for the list's filters and sorting.
     gpus = models.PositiveIntegerField(_("GPUs"), null=True, blank=True, db_index=True)
     catalog_version = models.CharField(_("catalog version"), max_length=64, blank=True)
+    # What the design was sized with; pages, exports and documents never re-size against today's
+    # catalog. Empty for drafts that do not size and for designs saved before snapshots existed.
+    sizing_snapshot = models.ForeignKey(
+        SizingSnapshot,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="designs",
+        verbose_name=_("sizing snapshot"),
+    )
+    # Re-sizing a saved design against today's catalog saves a new row (`copied_from` the old
+    # one, `version` one higher) rather than changing this one: quotes and their documents point
+    # at the row they priced, and that must never change under them.
+    version = models.PositiveIntegerField(_("version"), default=1)
     copied_from = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -63,3 +98,13 @@ class Design(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def typed_result(self) -> DesignResult | None:
+        """The stored result read through the codec. Decoded on each read, never cached: the
+        JSON may be changed in place between reads."""
+        return None if self.result is None else result_from_json(self.result)
+
+
+from planner.asbuilt_models import AsBuiltCheck  # noqa: E402, F401  (registered with the app)
+from planner.export_models import ExportJob  # noqa: E402, F401  (registered with the app)

@@ -1,19 +1,25 @@
 """The phased implementation plan of the EZMAX brochure (chapter 八, 项目实施路径), scaled to a
-design: six phases with durations, calendar dates that skip weekends, milestones, and the bill of
-materials split into what ships for the POC, the pilot batch and the full scale-out.
+design: six phases with durations, calendar dates on mainland China's working days (weekends and
+public holidays skipped, adjusted working days counted), milestones, and the bill of materials
+split into what ships for the POC, the pilot batch and the full scale-out.
 
-Pure Python (no Django): the documents, the quote's service lines and the design page use it."""
+Pure Python (no Django): the documents, the quote's service lines and the design page use it.
+The holidays come from the maintained `holidays` package (the State Council's schedule as
+published; a year not yet published follows the statutory rules), never from a list kept here."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from functools import lru_cache
+from typing import Protocol
+
+import holidays
 
 # Brochure durations in weeks (low, high). Full deployment is "按需" (as needed) and computed
-# from the work; operations are "持续" (continuous) and shown as the first month of support.
+# from the work; operations are "持续" (continuous): they start at go-live and have no end.
 BROCHURE_WEEKS: dict[str, tuple[int, int]] = {
     "requirements": (1, 2),
     "design": (2, 3),
@@ -31,8 +37,19 @@ LARGE_SERVERS = 512
 CABLES_PER_CREW_DAY = 120
 SWITCHES_PER_CREW_DAY = 4
 ACCEPTANCE_DAYS = 5  # end-to-end NCCL/RDMA acceptance tests after the last rack
-OPERATIONS_SHOWN_DAYS = 20  # the first month of 7x24 support, to place its milestone
 POC_SERVERS = 2  # the brochure's POC: sample hardware on two servers, NCCL and RDMA baselines
+
+
+class BomItem(Protocol):
+    """A bill-of-materials line as the plan reads it: a stored line (`BomLineResult`) or one
+    with its description in the reader's language."""
+
+    @property
+    def sku(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def quantity(self) -> int: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,10 +57,22 @@ class Phase:
     key: str  # requirements | design | poc | pilot | full | operations
     number: int
     start: date
-    end: date  # last working day, inclusive
-    working_days: int
+    # Last working day, inclusive; None for the ongoing operations phase, which has no end.
+    end: date | None
+    working_days: int | None  # None when ongoing
     deliverable: str  # key of the milestone deliverable (translated by the templates)
     ongoing: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalendarDay:
+    """A day the calendar treats differently from Monday-to-Friday: a public holiday on a
+    weekday (skipped) or an adjusted working day on a weekend (counted)."""
+
+    day: date
+    working: bool  # True: a weekend day worked in lieu; False: a weekday off
+    name_en: str
+    name_zh: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +92,9 @@ class ImplementationPlan:
     pilot_servers: int
     crews: int
     lines: tuple[PhasedLine, ...]
+    # Holidays and adjusted working days between the start and go-live, as the calendar counted
+    # them: the reader can check every date.
+    calendar_days: tuple[CalendarDay, ...] = ()
 
     @property
     def start(self) -> date:
@@ -71,7 +103,14 @@ class ImplementationPlan:
     @property
     def go_live(self) -> date:
         """The end of full deployment: the date the whole cluster is in service."""
-        return next(p.end for p in self.phases if p.key == "full")
+        end = next(p.end for p in self.phases if p.key == "full")
+        assert end is not None  # only the operations phase is ongoing
+        return end
+
+    @property
+    def working_days_total(self) -> int:
+        """Working days from the start to go-live (the phases that end)."""
+        return sum(p.working_days or 0 for p in self.phases)
 
 
 DELIVERABLES = {
@@ -84,25 +123,73 @@ DELIVERABLES = {
 }
 
 
+@lru_cache(maxsize=64)
+def _china(year: int, language: str = "en_US") -> holidays.HolidayBase:
+    return holidays.country_holidays("CN", years=year, language=language)
+
+
+@lru_cache(maxsize=64)
+def _exceptions(year: int) -> tuple[frozenset[date], frozenset[date]]:
+    """The year's weekdays off and weekend days worked, as sets: the calendar asks about every
+    day of a plan (thousands for a million GPUs), so each question is a set lookup."""
+    china = _china(year)
+    weekdays_off = frozenset(day for day in china if day.weekday() < 5)
+    weekends_worked = frozenset(
+        day for day in getattr(china, "weekend_workdays", ()) if day.year == year
+    )
+    return weekdays_off, weekends_worked
+
+
+def is_working_day(day: date) -> bool:
+    """A working day in mainland China: Monday to Friday unless a public holiday (or a day off
+    moved by the State Council), and a weekend day the State Council made a working day."""
+    weekdays_off, weekends_worked = _exceptions(day.year)
+    if day.weekday() >= 5:
+        return day in weekends_worked
+    return day not in weekdays_off
+
+
 def next_working_day(day: date) -> date:
-    while day.weekday() >= 5:  # Saturday=5, Sunday=6
+    while not is_working_day(day):
         day += timedelta(days=1)
     return day
 
 
 def add_working_days(start: date, days: int) -> date:
-    """The last working day of a span of `days` working days beginning on `start` (a working
-    day). Weekends are skipped; public holidays are not known here and are listed as an
-    assumption in the documents."""
+    """The last working day of a span of `days` working days beginning on `start` (moved to the
+    next working day when it is not one): weekends and public holidays are skipped, adjusted
+    working days count."""
     if days < 1:
         raise ValueError("a phase lasts at least one working day")
     day = next_working_day(start)
     remaining = days - 1
     while remaining:
         day += timedelta(days=1)
-        if day.weekday() < 5:
+        if is_working_day(day):
             remaining -= 1
     return day
+
+
+def calendar_days_between(first: date, last: date) -> tuple[CalendarDay, ...]:
+    """The public holidays on weekdays and the adjusted working days on weekends from `first`
+    to `last` inclusive, with their names in English and Chinese (from the same package)."""
+    found = []
+    day = first
+    while day <= last:
+        weekend = day.weekday() >= 5
+        working = is_working_day(day)
+        if weekend == working:  # a weekday off, or a weekend day worked
+            en, zh = _china(day.year), _china(day.year, "zh_CN")
+            found.append(
+                CalendarDay(
+                    day=day,
+                    working=working,
+                    name_en=str(en.get(day) or ""),
+                    name_zh=str(zh.get(day) or ""),
+                )
+            )
+        day += timedelta(days=1)
+    return tuple(found)
 
 
 def _scale(servers: int) -> float:
@@ -147,7 +234,7 @@ def build_plan(
     su_servers: int,
     cables: int,
     switches: int,
-    bom: Iterable[Mapping[str, Any]],
+    bom: Iterable[BomItem],
     start: date,
     crews: int | None = None,
 ) -> ImplementationPlan:
@@ -159,10 +246,23 @@ def build_plan(
     crews = crews or max(1, min(8, math.ceil(servers / 256)))
     durations = {key: phase_working_days(key, servers) for key in BROCHURE_WEEKS}
     durations["full"] = deployment_working_days(cables=cables, switches=switches, crews=crews)
-    durations["operations"] = OPERATIONS_SHOWN_DAYS
-    phases = []
+    phases: list[Phase] = []
     day = next_working_day(start)
     for number, key in enumerate(PHASES, start=1):
+        if key == "operations":
+            # 持续 (continuous) in the brochure: support starts after go-live and has no end.
+            phases.append(
+                Phase(
+                    key=key,
+                    number=number,
+                    start=day,
+                    end=None,
+                    working_days=None,
+                    deliverable=DELIVERABLES[key],
+                    ongoing=True,
+                )
+            )
+            continue
         end = add_working_days(day, durations[key])
         phases.append(
             Phase(
@@ -172,18 +272,17 @@ def build_plan(
                 end=end,
                 working_days=durations[key],
                 deliverable=DELIVERABLES[key],
-                ongoing=key == "operations",
             )
         )
         day = next_working_day(end + timedelta(days=1))
     lines = []
     for line in bom:
-        total = int(line["quantity"])
+        total = line.quantity
         poc, pilot, full = split_quantity(total, servers, poc_servers, pilot_servers)
         lines.append(
             PhasedLine(
-                sku=str(line["sku"]),
-                description=str(line.get("description", "")),
+                sku=line.sku,
+                description=line.description,
                 total=total,
                 poc=poc,
                 pilot=pilot,
@@ -196,4 +295,5 @@ def build_plan(
         pilot_servers=pilot_servers,
         crews=crews,
         lines=tuple(lines),
+        calendar_days=calendar_days_between(phases[0].start, phases[-1].start),
     )

@@ -2,12 +2,15 @@
 
 import time
 import uuid
+from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 
 from catalog.selectors import catalog_snapshot
+from core.errors import DomainError
 from planner.engine.catalog import CatalogSnapshot
 from planner.models import Design
 
@@ -50,11 +53,34 @@ def designs_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Desig
     return designs.filter(Q(owner=user) | Q(team__memberships__user=user)).distinct()
 
 
+class DesignNotFound(DomainError):
+    """No such design for this user: missing, or another team's (they look the same, a 404)."""
+
+    http_status = 404
+    code = "not_found"
+
+    def __init__(self, requested: object = None) -> None:
+        super().__init__(_("No such design."))
+        self.requested = requested
+
+
+def design_for(*, user: AbstractBaseUser | AnonymousUser, design_id: object) -> Design:
+    """The design `design_id` if `user` may see it: the one place that decides, for the API's
+    path ids and body references alike. Anything that is not a whole number is not found."""
+    pk = design_id if isinstance(design_id, int) and not isinstance(design_id, bool) else None
+    if isinstance(design_id, str) and design_id.strip().isdigit():
+        pk = int(design_id.strip())
+    if pk is not None and not 0 < pk < 2**63:  # no row has it; a larger one overflows the column
+        pk = None
+    design = designs_visible_to(user).filter(pk=pk).first() if pk is not None else None
+    if design is None:
+        raise DesignNotFound(design_id)
+    return design
+
+
 def bom_estimate(bom: list[dict[str, object]], prices: dict[str, object]) -> dict[str, object]:
     """An estimated list price for a bill of materials: lines with a catalog price are summed;
     lines without one (inline-spec switches, products missing from the price list) are named."""
-    from decimal import Decimal
-
     total = Decimal(0)
     unpriced: list[str] = []
     lines = []

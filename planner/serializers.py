@@ -6,10 +6,9 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
-from core.api import ShallowFieldCopies
+from core.api.base import ShallowFieldCopies
 from planner.engine.request import Fabric, LeafPlacement, MediaPolicy
 from planner.models import Design, Scenario
-from quotes.models import Customer
 
 MEDIA_POLICY_CHOICES = [(m.value, m.value) for m in MediaPolicy]
 
@@ -108,9 +107,8 @@ class DesignCreateSerializer(DesignRequestSerializer):
 
     name = serializers.CharField(required=False, max_length=200)
     scenario = serializers.ChoiceField(choices=Scenario.choices, required=False)
-    customer = serializers.PrimaryKeyRelatedField(
-        queryset=Customer.objects.all(), required=False, allow_null=True
-    )
+    # An id only: whether the caller may use that customer is `customer_for`'s to decide.
+    customer = serializers.IntegerField(required=False, allow_null=True)
 
 
 class DesignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -140,3 +138,40 @@ class DesignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
 class DesignPreviewSerializer(serializers.Serializer):  # type: ignore[type-arg]
     request = serializers.JSONField()
     result = serializers.JSONField()
+
+
+class BomChangeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    sku = serializers.CharField(help_text=_("Empty for a generic part (named by description)."))
+    description = serializers.CharField()
+    kind = serializers.ChoiceField(
+        choices=["added", "removed", "quantity", "repriced", "quantity_repriced"]
+    )
+    quantity_before = serializers.IntegerField()
+    quantity_after = serializers.IntegerField()
+    unit_price_before = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    unit_price_after = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    amount_delta = serializers.DecimalField(
+        max_digits=18,
+        decimal_places=2,
+        allow_null=True,
+        help_text=_("Null when a side has no price, or the currencies differ."),
+    )
+
+
+class ResizePreviewSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """What re-sizing a saved design against today's catalog would change (nothing is saved)."""
+
+    catalog_version_before = serializers.CharField()
+    catalog_version_after = serializers.CharField()
+    currency_before = serializers.CharField()
+    currency_after = serializers.CharField()
+    total_before = serializers.DecimalField(max_digits=18, decimal_places=2)
+    total_after = serializers.DecimalField(max_digits=18, decimal_places=2)
+    total_delta = serializers.DecimalField(
+        max_digits=18,
+        decimal_places=2,
+        allow_null=True,
+        help_text=_("Null when the price lists' currencies differ."),
+    )
+    changed = serializers.BooleanField()
+    changes = BomChangeSerializer(many=True)

@@ -1,26 +1,45 @@
-"""Writes for designs. The engine does the sizing; this module validates, saves and announces."""
+"""Writes for designs. The engine does the sizing; this module validates, saves and announces.
+
+A saved design is frozen: it keeps its typed result and the catalog snapshot (products, media
+rules, prices) it was sized with (`SizingSnapshot`, stored once per content). Pages, exports,
+cabling schedules and documents read those; only `design_resize` sizes a saved design against
+today's catalog again, and it saves a new version instead of changing the old one."""
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import ProtectedError
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from catalog.selectors import default_price_list
 from core.errors import DomainError
 from core.models import WebhookEvent
 from core.selectors import user_team
 from core.webhooks import webhook_emit
+from customers.models import Customer
+from planner.engine.cabling import CablingRow, iter_cabling
+from planner.engine.catalog import CatalogSnapshot
 from planner.engine.design import Design as EngineDesign
 from planner.engine.errors import DesignError
 from planner.engine.request import DesignRequest, RequestError, parse_request, to_dict
-from planner.engine.serialize import design_to_dict
-from planner.engine.sizing import size
+from planner.engine.result import (
+    DesignResult,
+    content_sha256,
+    design_result,
+    result_to_json,
+    snapshot_from_json,
+    snapshot_to_json,
+)
+from planner.engine.sizing import alternatives, size
 from planner.i18n import translated
-from planner.models import Design, Scenario
-from planner.selectors import current_catalog
-from quotes.models import Customer
+from planner.models import Design, Scenario, SizingSnapshot
+from planner.selectors import DesignNotFound, current_catalog, designs_visible_to
 
 
 class DesignRequestInvalid(DomainError):
@@ -47,16 +66,32 @@ def _invalid(exc: RequestError) -> DesignRequestInvalid:
     )
 
 
+class DesignIsDraft(DomainError):
+    """Only a saved design has a frozen result to compare with today's catalog."""
+
+    code = "design_is_draft"
+
+
+class CatalogChangedSincePreview(DomainError):
+    """The catalog changed between showing what a re-size would change and saving it."""
+
+    code = "catalog_changed_since_preview"
+
+
 @dataclass(frozen=True)
 class SizedDesign:
     request: DesignRequest
     design: EngineDesign
-    result: dict[str, Any]
+    value: DesignResult
+    catalog: CatalogSnapshot
+
+    @cached_property
+    def result(self) -> dict[str, Any]:
+        """The result as JSON, through the one codec (what the API answers and storage keeps)."""
+        return result_to_json(self.value)
 
 
-def design_size(*, request_data: Mapping[str, object]) -> SizedDesign:
-    """Size a request against the current catalog without saving anything."""
-    catalog = current_catalog()
+def _sized(request_data: Mapping[str, object], catalog: CatalogSnapshot) -> SizedDesign:
     try:
         request = parse_request(request_data, catalog)
     except RequestError as exc:
@@ -65,7 +100,116 @@ def design_size(*, request_data: Mapping[str, object]) -> SizedDesign:
         design = size(request, catalog)
     except DesignError as exc:
         raise DesignNotFeasible(translated(exc.text)) from exc
-    return SizedDesign(request=request, design=design, result=design_to_dict(design))
+    return SizedDesign(request=request, design=design, value=design_result(design), catalog=catalog)
+
+
+def design_size(*, request_data: Mapping[str, object]) -> SizedDesign:
+    """Size a request against the current catalog without saving anything."""
+    return _sized(request_data, current_catalog())
+
+
+# --- sizing snapshots ------------------------------------------------------------------------
+
+# Encoding and hashing a whole catalog costs milliseconds; the current catalog object is
+# shared by every request of a process until the catalog changes, so one encoding serves all.
+_encoded: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}
+# Decoded snapshots by content address (immutable): a page of one design decodes once.
+_decoded: dict[str, CatalogSnapshot] = {}
+_CACHE_SIZE = 8
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(cache) >= _CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+
+
+def _current_currency() -> str:
+    price_list = default_price_list()
+    return price_list.currency if price_list else ""
+
+
+def _snapshot_row(catalog: CatalogSnapshot) -> SizingSnapshot:
+    """The stored row for `catalog` with today's default currency, created on first use."""
+    currency = _current_currency()
+    key = (catalog.version or str(id(catalog)), currency)
+    encoded = _encoded.get(key)
+    if encoded is None:
+        data = snapshot_to_json(catalog)
+        encoded = (content_sha256({"currency": currency, "catalog": data}), data)
+        _remember(_encoded, key, encoded)
+    sha, data = encoded
+    row, _created = SizingSnapshot.objects.get_or_create(
+        sha256=sha,
+        defaults={"catalog_version": catalog.version, "currency": currency, "data": data},
+    )
+    return row
+
+
+def sizing_snapshot_catalog(*, snapshot: SizingSnapshot) -> CatalogSnapshot:
+    catalog = _decoded.get(snapshot.sha256)
+    if catalog is None:
+        catalog = snapshot_from_json(snapshot.data)
+        _remember(_decoded, snapshot.sha256, catalog)
+    return catalog
+
+
+def design_catalog(*, design: Design) -> CatalogSnapshot:
+    """The catalog a design was sized with. Designs saved before snapshots were kept have none:
+    when today's catalog is still the one they were sized with, it is frozen with them now;
+    otherwise today's is the only one left to read (and may differ from what was sized)."""
+    if design.sizing_snapshot_id is not None:
+        assert design.sizing_snapshot is not None
+        return sizing_snapshot_catalog(snapshot=design.sizing_snapshot)
+    catalog = current_catalog()
+    if design.result is not None and design.catalog_version == catalog.version:
+        design.sizing_snapshot = _snapshot_row(catalog)
+        # Not `updated_at`: the page dates the sizing by it, and nothing was sized now.
+        design.save(update_fields=["sizing_snapshot"])
+    return catalog
+
+
+@dataclass(frozen=True)
+class DesignPrices:
+    """Unit prices a design was sized and priced with, by SKU, in one currency."""
+
+    prices: Mapping[str, Decimal]
+    currency: str
+
+
+def design_prices(*, design: Design) -> DesignPrices:
+    catalog = design_catalog(design=design)
+    currency = (
+        design.sizing_snapshot.currency
+        if design.sizing_snapshot is not None
+        else _current_currency()
+    )
+    return DesignPrices(prices=catalog_prices(catalog), currency=currency)
+
+
+def catalog_prices(catalog: CatalogSnapshot) -> dict[str, Decimal]:
+    return {sku: p.price for sku, p in catalog.by_sku().items() if p.price is not None}
+
+
+def sizing_snapshot_engine(
+    *, snapshot: SizingSnapshot, request_data: Mapping[str, object]
+) -> EngineDesign:
+    """`request_data` sized against a stored snapshot: for a quote that pinned the snapshot its
+    design was sized with (`design_snapshot["sizing_snapshot"]`, its SHA-256)."""
+    return _sized(request_data, sizing_snapshot_catalog(snapshot=snapshot)).design
+
+
+def design_engine(
+    *, design: Design, request_data: Mapping[str, object] | None = None
+) -> EngineDesign:
+    """The engine's design of a saved design, re-derived from its request (or `request_data`,
+    the request a quote froze) and the catalog it was sized with: the engine is pure, so the
+    same inputs give the same network. This is what the cabling schedule and the graph check
+    enumerate, without ever storing a million rows."""
+    if design.result is None:
+        raise DesignRequestInvalid(_("This draft does not size yet; fix its errors first."))
+    request = design.request if request_data is None else request_data
+    return _sized(request, design_catalog(design=design)).design
 
 
 def _team_of(user: User) -> Any:
@@ -84,6 +228,7 @@ def design_create(
     scenario: str = Scenario.LLM_TRAINING,
     customer: Customer | None = None,
     copied_from: Design | None = None,
+    version: int = 1,
 ) -> Design:
     """Size and save a complete design. Nothing is saved when the request is invalid."""
     sized = design_size(request_data=request_data)
@@ -97,8 +242,10 @@ def design_create(
         request=to_dict(sized.request),
         result=sized.result,
         gpus=sized.request.gpus,
-        catalog_version=current_catalog().version,
+        catalog_version=sized.catalog.version,
+        sizing_snapshot=_snapshot_row(sized.catalog),
         copied_from=copied_from,
+        version=version,
     )
     webhook_emit(
         event=WebhookEvent.DESIGN_CREATED,
@@ -133,6 +280,8 @@ def design_save_draft(
     design.request = dict(request_data)
     design.result = sized.result if sized else None
     design.gpus = sized.request.gpus if sized else None
+    design.catalog_version = sized.catalog.version if sized else ""
+    design.sizing_snapshot = _snapshot_row(sized.catalog) if sized else None
     design.save()
     return design
 
@@ -145,7 +294,8 @@ def design_finalize(*, design: Design) -> Design:
     design.request = to_dict(sized.request)
     design.result = sized.result
     design.gpus = sized.request.gpus
-    design.catalog_version = current_catalog().version
+    design.catalog_version = sized.catalog.version
+    design.sizing_snapshot = _snapshot_row(sized.catalog)
     design.save()
     return design
 
@@ -164,41 +314,248 @@ def design_copy(*, design: Design, owner: User) -> Design:
     return copy
 
 
-def design_cabling(*, design: Design) -> Iterator[Any]:
-    """The cabling schedule, one row per cable, re-derived from the saved request (the engine
-    generates it lazily; a million rows are never held in memory)."""
-    if design.result is None:
-        raise DesignRequestInvalid(_("This draft does not size yet; fix its errors first."))
-    from planner.engine.cabling import iter_cabling
-
-    sized = design_size(request_data=design.request)
-    return iter_cabling(sized.design)
+def design_cabling(*, design: Design) -> Iterator[CablingRow]:
+    """The cabling schedule, one row per cable, from the saved request and the catalog it was
+    sized with (never today's: a retired product stays on the schedule that priced it)."""
+    return iter_cabling(design_engine(design=design))
 
 
 def design_alternatives(
-    *, request_data: Mapping[str, object], prices: Mapping[str, Any] | None = None
+    *,
+    request_data: Mapping[str, object],
+    prices: Mapping[str, Any] | None = None,
+    catalog: CatalogSnapshot | None = None,
 ) -> tuple[SizedDesign, ...]:
     """The engine's alternatives (up to three, labelled lowest cost, most resilient, most
-    growth) over the request's open choices. When the request leaves nothing open, fabric and
-    switches are opened for the comparison; the oversubscription stays a ceiling."""
-    from dataclasses import replace
-
-    from planner.engine.sizing import alternatives
-
-    catalog = current_catalog()
+    growth) over the choices the request leaves open; what it fixes (fabric style, switches,
+    planes) every alternative keeps, and its oversubscription stays a ceiling (issue 13,
+    item 7). `catalog`: a stored snapshot (a frozen design's), else today's catalog."""
+    catalog = catalog if catalog is not None else current_catalog()
     try:
         request = parse_request(request_data, catalog)
     except RequestError as exc:
         raise _invalid(exc) from exc
-    if not request.open_choices:
-        # Fabric and switches are opened for the comparison; the oversubscription stays a
-        # ceiling (a 1:1 training request is never offered 2:1).
-        request = replace(request, fabric=None, leaf=None, spine=None, core=None)
     try:
         designs = alternatives(request, catalog, prices)
     except DesignError as exc:
         raise DesignNotFeasible(translated(exc.text)) from exc
     return tuple(
-        SizedDesign(request=design.request, design=design, result=design_to_dict(design))
+        SizedDesign(
+            request=design.request, design=design, value=design_result(design), catalog=catalog
+        )
         for design in designs
     )
+
+
+# --- re-sizing against today's catalog -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BomChange:
+    """One part of the bill of materials, before (as saved) and after (sized today). Quantities
+    are summed over planes and tiers; a generic part (no SKU) is named by its description.
+    Prices are unit prices in the currency of their side; None: no price."""
+
+    sku: str
+    description: str
+    quantity_before: int
+    quantity_after: int
+    unit_price_before: Decimal | None
+    unit_price_after: Decimal | None
+
+    @property
+    def kind(self) -> str:
+        if not self.quantity_before:
+            return "added"
+        if not self.quantity_after:
+            return "removed"
+        quantity = self.quantity_before != self.quantity_after
+        repriced = self.unit_price_before != self.unit_price_after
+        if quantity and repriced:
+            return "quantity_repriced"
+        return "quantity" if quantity else "repriced" if repriced else "unchanged"
+
+    @property
+    def amount_before(self) -> Decimal | None:
+        if self.unit_price_before is None:
+            return None if self.quantity_before else Decimal(0)
+        return self.unit_price_before * self.quantity_before
+
+    @property
+    def amount_after(self) -> Decimal | None:
+        if self.unit_price_after is None:
+            return None if self.quantity_after else Decimal(0)
+        return self.unit_price_after * self.quantity_after
+
+    @property
+    def amount_delta(self) -> Decimal | None:
+        if self.amount_before is None or self.amount_after is None:
+            return None
+        return self.amount_after - self.amount_before
+
+
+@dataclass(frozen=True)
+class ResizePreview:
+    """What re-sizing a saved design against today's catalog would change, before it is saved.
+    Totals count priced lines only; `currency_*` are the default price list's at either time
+    (when they differ, no money difference is given: yuan are never subtracted from dollars)."""
+
+    design: Design
+    sized: SizedDesign
+    changes: tuple[BomChange, ...]  # changed lines only
+    currency_before: str
+    currency_after: str
+    total_before: Decimal
+    total_after: Decimal
+    catalog_version_before: str
+    catalog_version_after: str
+
+    @property
+    def same_currency(self) -> bool:
+        return self.currency_before == self.currency_after
+
+    @property
+    def total_delta(self) -> Decimal | None:
+        return self.total_after - self.total_before if self.same_currency else None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def _bom_totals(result: DesignResult) -> dict[str, tuple[str, str, int]]:
+    """Quantities by part: SKU, or the description of a generic part."""
+    parts: dict[str, tuple[str, str, int]] = {}
+    for line in result.bom:
+        key = line.sku or f"generic:{line.description}"
+        _sku, _description, quantity = parts.get(key, (line.sku, line.description, 0))
+        parts[key] = (line.sku, line.description, quantity + line.quantity)
+    return parts
+
+
+def _priced_total(
+    parts: Mapping[str, tuple[str, str, int]], prices: Mapping[str, Decimal]
+) -> Decimal:
+    return sum(
+        (prices[sku] * quantity for sku, _d, quantity in parts.values() if sku in prices),
+        Decimal(0),
+    )
+
+
+def design_resize_preview(*, design: Design) -> ResizePreview:
+    """Size a saved design's request against today's catalog and compare the bill of materials
+    with the saved one, line by line: parts added, removed, quantities changed, re-priced."""
+    saved = design.typed_result
+    if design.is_draft or saved is None:
+        raise DesignIsDraft(_("Only a saved design can be re-sized; finish the draft first."))
+    before_prices = design_prices(design=design)
+    sized = design_size(request_data=design.request)
+    after_prices = catalog_prices(sized.catalog)
+    before = _bom_totals(saved)
+    after = _bom_totals(sized.value)
+    changes = []
+    for key in dict.fromkeys([*before, *after]):
+        sku, description, quantity_before = before.get(key, ("", "", 0))
+        sku_after, description_after, quantity_after = after.get(key, ("", "", 0))
+        sku = sku or sku_after
+        change = BomChange(
+            sku=sku,
+            description=description or description_after,
+            quantity_before=quantity_before,
+            quantity_after=quantity_after,
+            unit_price_before=before_prices.prices.get(sku) if sku else None,
+            unit_price_after=after_prices.get(sku) if sku else None,
+        )
+        if change.kind != "unchanged":
+            changes.append(change)
+    return ResizePreview(
+        design=design,
+        sized=sized,
+        changes=tuple(changes),
+        currency_before=before_prices.currency,
+        currency_after=_current_currency(),
+        total_before=_priced_total(before, before_prices.prices),
+        total_after=_priced_total(after, after_prices),
+        catalog_version_before=design.catalog_version,
+        catalog_version_after=sized.catalog.version,
+    )
+
+
+@transaction.atomic
+def design_resize(
+    *, design: Design, owner: User, previewed_catalog_version: str | None = None
+) -> Design:
+    """Save a new version of a saved design, sized against today's catalog. The old version
+    stays as it was (quotes point at it); the new one is `copied_from` it, one version up.
+    `previewed_catalog_version` is the catalog the user saw the changes against
+    (`ResizePreview.catalog_version_after`): if it changed since, nothing is saved."""
+    if design.is_draft or design.result is None:
+        raise DesignIsDraft(_("Only a saved design can be re-sized; finish the draft first."))
+    stale = previewed_catalog_version not in (None, current_catalog().version)
+    if stale:
+        raise CatalogChangedSincePreview(
+            _("The catalog changed since these changes were shown; review them again.")
+        )
+    return design_create(
+        owner=owner,
+        name=design.name,
+        request_data=design.request,
+        scenario=design.scenario,
+        customer=design.customer,
+        copied_from=design,
+        version=design.version + 1,
+    )
+
+
+# --- archive and delete -------------------------------------------------------------------------
+
+
+class DesignInUse(DomainError):
+    """A quote is built on the design: it stays as the quote's record, neither archived nor
+    deleted."""
+
+    http_status = 409
+    code = "design_in_use"
+
+
+class DesignNotYours(DomainError):
+    """Only the design's author (or an administrator) archives or deletes it."""
+
+    http_status = 403
+    code = "design_not_yours"
+
+
+def _own_unquoted(*, design: Design, user: User) -> Design:
+    """The design row, locked, once `user` may change it and no quote uses it."""
+    if not designs_visible_to(user).filter(pk=design.pk).exists():
+        raise DesignNotFound(design.pk)
+    locked = Design.objects.select_for_update().get(pk=design.pk)
+    if locked.owner_id != user.pk and not user.is_superuser:
+        raise DesignNotYours(_("Only the design's author can archive or delete it."))
+    # `quotes` is the quotes app's reverse relation: read by name, the layers stay one-way.
+    quoted = list(locked.quotes.values_list("number", flat=True)[:3])
+    if quoted:
+        raise DesignInUse(
+            _("Quote %(numbers)s uses this design: it is kept as the quote's record.")
+            % {"numbers": ", ".join(quoted)}
+        )
+    return locked
+
+
+@transaction.atomic
+def design_archive(*, design: Design, user: User, archived: bool = True) -> Design:
+    """Hide a design from the lists (archived=False brings it back); refused once quoted."""
+    locked = _own_unquoted(design=design, user=user)
+    locked.archived_at = timezone.now() if archived else None
+    locked.save(update_fields=["archived_at", "updated_at"])
+    return locked
+
+
+@transaction.atomic
+def design_delete(*, design: Design, user: User) -> None:
+    """Delete a design no quote uses: a draft or a saved design nobody quoted."""
+    locked = _own_unquoted(design=design, user=user)
+    try:
+        locked.delete()
+    except ProtectedError as exc:  # a quote created meanwhile references it
+        raise DesignInUse(_("A quote uses this design: it is kept as the quote's record.")) from exc

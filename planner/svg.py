@@ -3,11 +3,13 @@ inline SVG). Pure functions: data and already-translated labels in, SVG text out
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import date
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
 from xml.sax.saxutils import escape
 
+from core.templatetags.labels import fabric_label
+from planner.engine.result import DesignResult, LinkResult, PlaneResult
 from planner.plan import ImplementationPlan
 
 FONT = "Noto Sans CJK SC, Noto Sans SC, sans-serif"
@@ -22,9 +24,15 @@ PHASE_COLOURS = {
 
 
 def gantt_svg(plan: ImplementationPlan, labels: Mapping[str, str], *, width: int = 760) -> str:
-    """One bar per phase on a calendar axis with month ticks; milestones as diamonds."""
+    """One bar per phase on a calendar axis with month ticks; milestones as diamonds. The
+    ongoing phase (operations) has no end: its bar runs to the chart's edge and ends in an
+    arrow, with neither a milestone nor an end date."""
     left, right, top, row_h = 170, 20, 34, 30
-    first, last = plan.phases[0].start, plan.phases[-1].end
+    first = plan.phases[0].start
+    ends = [p.end for p in plan.phases if p.end is not None]
+    last_end = max(ends) if ends else first
+    # Room after go-live for the ongoing bar to be seen running on: a sixth of the span.
+    last = last_end + timedelta(days=max(14, (last_end - first).days // 6))
     span_days = max(1, (last - first).days + 1)
     chart_w = width - left - right
     height = top + row_h * len(plan.phases) + 24
@@ -41,7 +49,8 @@ def gantt_svg(plan: ImplementationPlan, labels: Mapping[str, str], *, width: int
     # Month ticks along the top.
     month = date(first.year, first.month, 1)
     while month <= last:
-        if month >= first:
+        # A month too near the right edge for its label is left out (its line with it).
+        if month >= first and x(month) + 48 <= width:
             mx = x(month)
             parts.append(
                 f'<line x1="{mx:.1f}" y1="{top - 6}" x2="{mx:.1f}" y2="{height - 20}" '
@@ -53,22 +62,31 @@ def gantt_svg(plan: ImplementationPlan, labels: Mapping[str, str], *, width: int
         month = date(month.year + (month.month == 12), month.month % 12 + 1, 1)
     for row, phase in enumerate(plan.phases):
         y = top + row * row_h
-        x0, x1 = x(phase.start), x(phase.end) + chart_w / span_days
         colour = PHASE_COLOURS.get(phase.key, "#0b5cad")
         name = escape(labels.get(phase.key, phase.key))
         parts.append(f'<text x="8" y="{y + 19}" fill="#1b2430">{phase.number}. {name}</text>')
-        dash = ' stroke-dasharray="4 3" fill-opacity="0.45"' if phase.ongoing else ""
+        x0 = x(phase.start)
+        if phase.end is None:
+            x1: float = left + chart_w - 8
+            parts.append(
+                f'<rect x="{x0:.1f}" y="{y + 6}" width="{max(2.0, x1 - x0):.1f}" height="18" '
+                f'fill="{colour}" fill-opacity="0.45" stroke="{colour}" '
+                'stroke-dasharray="4 3" data-ongoing="true"/>'
+            )
+            parts.append(f'<path d="M{x1:.1f},{y + 3} l8,12 l-8,12 z" fill="{colour}"/>')
+            continue
+        x1 = x(phase.end) + chart_w / span_days
         parts.append(
             f'<rect x="{x0:.1f}" y="{y + 6}" width="{max(2.0, x1 - x0):.1f}" height="18" rx="3" '
-            f'fill="{colour}" stroke="{colour}"{dash}/>'
+            f'fill="{colour}" stroke="{colour}" data-start="{phase.start.isoformat()}" '
+            f'data-end="{phase.end.isoformat()}"/>'
         )
-        mx = x1
         parts.append(
-            f'<path d="M{mx:.1f},{y + 8} l6,7 l-6,7 l-6,-7 z" fill="#1b2430">'
+            f'<path d="M{x1:.1f},{y + 8} l6,7 l-6,7 l-6,-7 z" fill="#1b2430">'
             f"<title>{escape(labels.get(phase.deliverable, phase.deliverable))}</title></path>"
         )
         parts.append(
-            f'<text x="{min(mx + 9, width - 70):.1f}" y="{y + 19}" fill="#5b6676" '
+            f'<text x="{min(x1 + 9, width - 70):.1f}" y="{y + 19}" fill="#5b6676" '
             f'font-size="10">{phase.end:%m-%d}</text>'
         )
     parts.append("</svg>")
@@ -117,12 +135,14 @@ def _n(value: float) -> str:
 class _Box:
     __slots__ = ("ellipsis", "first", "last", "subtitle", "title")
 
-    def __init__(self, first: int, last: int, title: str, subtitle: str = "", ellipsis=False):
+    def __init__(
+        self, first: int, last: int, title: str, subtitle: str = "", ellipsis: bool = False
+    ) -> None:
         self.first, self.last = first, last  # item range (switch or group index) it stands for
         self.title, self.subtitle, self.ellipsis = title, subtitle, ellipsis
 
 
-def _boxes(items: int, make: Any) -> list[_Box]:
+def _boxes(items: int, make: Callable[[int], _Box]) -> list[_Box]:
     """One box per item, or the first ones, an ellipsis and the last when there are many."""
     if items <= MAX_BOXES:
         return [make(i) for i in range(items)]
@@ -144,55 +164,65 @@ def _tier_boxes(
     return boxes, groups
 
 
-def _bundle_lines(links: list[Mapping[str, Any]], labels: Mapping[str, str]) -> list[str]:
+def _bundle_lines(links: Sequence[LinkResult], labels: Mapping[str, str]) -> list[str]:
     lines = []
     for link in links[:3]:
-        media = MEDIA_NAMES.get(str(link["media"]), str(link["media"]).upper())
+        media = MEDIA_NAMES.get(link.media, link.media.upper())
         lines.append(
-            f"{_n(link['count'])} {labels['links']} · {link['speed_gbps']}G · {media} "
-            f"{_n(link['length_m'])} m"
+            f"{_n(link.count)} {labels['links']} · {link.speed_gbps}G · {media} "
+            f"{_n(link.length_m)} m"
         )
     if len(links) > 3:
-        rest = sum(link["count"] for link in links[3:])
+        rest = sum(link.count for link in links[3:])
         lines.append(f"+{_n(rest)} {labels['links']} …")
     return lines
 
 
-def _plane_rows(
-    plane: Mapping[str, Any], result: Mapping[str, Any], labels: Mapping[str, str]
-) -> list[dict[str, Any]]:
+@dataclass
+class _Row:
+    """One tier (or the endpoints) as drawn: a title, a subtitle and its boxes."""
+
+    role: str
+    colour: str
+    title: str
+    subtitle: str
+    boxes: list[_Box]
+    grouped: int  # groups the boxes stand for (0: single switches)
+    count: int
+
+
+def _plane_rows(plane: PlaneResult, result: DesignResult, labels: Mapping[str, str]) -> list[_Row]:
     """Rows from the top tier down to the endpoints, each with its boxes."""
-    name = plane["name"]
-    tiers = list(plane.get("tiers", []))
-    groups = int(plane.get("groups") or 0)
-    pods = int(plane.get("pods") or 0)
-    rows: list[dict[str, Any]] = []
-    for tier in reversed(tiers):
-        role = tier["role"]
-        count = int(tier["count"])
+    name = plane.name
+    groups = plane.groups
+    pods = plane.pods
+    rows: list[_Row] = []
+    for tier in reversed(plane.tiers):
+        role = tier.role
+        count = tier.count
         group_count = groups if role == "leaf" else pods if role == "spine" else 0
         prefix = {"leaf": "L", "spine": "S", "core": "C"}.get(role, "")
         boxes, grouped = _tier_boxes(role, count, group_count, labels, prefix)
-        over = tier.get("oversubscription")
+        over = tier.oversubscription
         rows.append(
-            {
-                "role": role,
-                "colour": role,
-                "title": f"{labels.get(role, role)} · {count:,} × {tier['switch']}",
-                "subtitle": (
-                    f"{tier['ports_used']}/{tier['ports_per_switch']} {labels['ports_used']}"
+            _Row(
+                role=role,
+                colour=role,
+                title=f"{labels.get(role, role)} · {count:,} × {tier.switch}",
+                subtitle=(
+                    f"{tier.ports_used}/{tier.ports_per_switch} {labels['ports_used']}"
                     + (f" · {over:g}:1" if over else "")
                 ),
-                "boxes": boxes,
-                "grouped": grouped,
-                "count": count,
-            }
+                boxes=boxes,
+                grouped=grouped,
+                count=count,
+            )
         )
-    servers = int(result.get("servers", 0))
-    group_servers = int(plane.get("group_servers") or servers)
+    servers = result.servers
+    group_servers = plane.group_servers or servers
     endpoints = labels["server"]
     if name == "compute" and servers:
-        per_server = result.get("gpus_per_server", 0)
+        per_server = result.gpus_per_server
         if groups > 1 and group_servers:
             boxes = _boxes(
                 groups,
@@ -205,74 +235,68 @@ def _plane_rows(
             boxes = [_Box(0, 0, f"{servers:,} {noun}", f"× {per_server} GPU")]
         subtitle = f"{servers:,} × {per_server} {labels['per_server']}"
     else:
-        kinds = sorted(
-            {str(link["a"]) for link in _plane_links(result, name) if link["b"] == "leaf"}
-        )
+        links = result.plane_links(name)
+        kinds = sorted({link.a for link in links if link.b == "leaf"})
         endpoints = " + ".join(labels.get(kind, kind) for kind in kinds) or endpoints
-        total = sum(link["count"] for link in _plane_links(result, name) if link["b"] == "leaf")
+        total = sum(link.count for link in links if link.b == "leaf")
         boxes = [_Box(0, 0, f"{total:,} {labels['links']}", endpoints)]
         subtitle = ""
     rows.append(
-        {
-            "role": "endpoint",
-            "colour": "endpoint",
-            "title": endpoints,
-            "subtitle": subtitle,
-            "boxes": boxes,
-            "grouped": groups if len(boxes) > 1 else 0,
-            "count": servers,
-        }
+        _Row(
+            role="endpoint",
+            colour="endpoint",
+            title=endpoints,
+            subtitle=subtitle,
+            boxes=boxes,
+            grouped=groups if len(boxes) > 1 else 0,
+            count=servers,
+        )
     )
     return rows
 
 
-def _plane_links(result: Mapping[str, Any], plane: str) -> list[Mapping[str, Any]]:
-    return [link for link in result.get("links", []) if link.get("plane", "compute") == plane]
-
-
 def topology_svg(
-    result: Mapping[str, Any], labels: Mapping[str, str] | None = None, *, width: int = 980
+    result: DesignResult, labels: Mapping[str, str] | None = None, *, width: int = 980
 ) -> str:
     """The fabric as tiers in rows (core on top, servers at the bottom), one section per plane.
 
-    `result` is the engine's JSON (`design_to_dict`), so a saved design is drawn without sizing
-    it again. Many switches are drawn as groups (scalable units, pods) and long rows as the first
-    ones, an ellipsis and the last, so the drawing stays readable from 8 to 100,000+ GPUs. Link
+    `result` is the stored result, so a saved design is drawn without sizing it again. Many
+    switches are drawn as groups (scalable units, pods) and long rows as the first ones, an
+    ellipsis and the last, so the drawing stays readable from 8 to 100,000+ GPUs. Link
     bundles between two tiers are labelled with their count, speed, media and length."""
     labels = {**TOPOLOGY_DEFAULT_LABELS, **(labels or {})}
     left, right = 190, 16
     box_h, row_gap_min, line_h = 40, 34, 14
     area = width - left - right
     parts: list[str] = []
-    y = 8
-    for plane in result.get("planes", []):
-        name = plane["name"]
+    y = 8.0
+    for plane in result.planes:
+        name = plane.name
         rows = _plane_rows(plane, result, labels)
         plane_key = "storage_plane" if name == "storage" else name
-        heading = f"{labels.get(plane_key, name)} · {plane.get('style', '')}"
-        if int(plane.get("fabric_planes") or 1) > 1:
-            heading += f" · {plane['fabric_planes']} × {labels['planes']}"
+        heading = f"{labels.get(plane_key, name)} · {fabric_label(plane.style)}"
+        if plane.fabric_planes > 1:
+            heading += f" · {plane.fabric_planes} × {labels['planes']}"
         parts.append(
             f'<text x="8" y="{y + 16}" font-size="14" font-weight="700" fill="#1b2430">'
             f"{escape(heading)}</text>"
         )
         y += 28
-        links = _plane_links(result, name)
-        previous: tuple[dict[str, Any], float, list[float]] | None = None
+        links = result.plane_links(name)
+        previous: tuple[_Row, float, list[float]] | None = None
         for row in rows:
-            stroke, fill = ROLE_COLOURS[row["colour"]]
-            boxes: list[_Box] = row["boxes"]
+            stroke, fill = ROLE_COLOURS[row.colour]
+            boxes = row.boxes
             slot = area / max(1, len(boxes))
             box_w = min(150.0, slot - 8)
             centres = [left + slot * (i + 0.5) for i in range(len(boxes))]
             if previous is not None:
                 upper, upper_y, upper_centres = previous
-                lower_role = "server" if row["role"] == "endpoint" else row["role"]
+                lower_role = "server" if row.role == "endpoint" else row.role
                 bundle = [
                     link
                     for link in links
-                    if link["b"] == upper["role"]
-                    and (link["a"] == lower_role or row["role"] == "endpoint")
+                    if link.b == upper.role and (link.a == lower_role or row.role == "endpoint")
                 ]
                 text = _bundle_lines(bundle, labels)
                 gap = max(row_gap_min, 22 + line_h * len(text))
@@ -303,12 +327,12 @@ def topology_svg(
                         )
             parts.append(
                 f'<text x="8" y="{y + 16}" font-size="12" font-weight="600" fill="{stroke}">'
-                f"{escape(_clip(row['title'], 28))}<title>{escape(row['title'])}</title></text>"
+                f"{escape(_clip(row.title, 28))}<title>{escape(row.title)}</title></text>"
             )
-            if row["subtitle"]:
+            if row.subtitle:
                 parts.append(
                     f'<text x="8" y="{y + 31}" font-size="10.5" fill="#5b6676">'
-                    f"{escape(_clip(row['subtitle'], 32))}</text>"
+                    f"{escape(_clip(row.subtitle, 32))}</text>"
                 )
             for box, cx in zip(boxes, centres, strict=True):
                 x0 = cx - box_w / 2
@@ -355,15 +379,13 @@ def _clip(text: str, chars: float) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _connections(
-    upper: Mapping[str, Any], lower: Mapping[str, Any], n_upper: int, n_lower: int
-) -> list[tuple[int, int]]:
+def _connections(upper: _Row, lower: _Row, n_upper: int, n_lower: int) -> list[tuple[int, int]]:
     """Which boxes to join. Groups of leaves join the pod they belong to; otherwise every lower
     box reaches every upper box (every leaf reaches every spine of its pod)."""
-    upper_boxes: list[_Box] = upper["boxes"]
-    lower_boxes: list[_Box] = lower["boxes"]
-    if upper["role"] == "spine" and upper["grouped"] and lower["grouped"]:
-        per_pod = max(1, lower["grouped"] // max(1, upper["grouped"]))
+    upper_boxes = upper.boxes
+    lower_boxes = lower.boxes
+    if upper.role == "spine" and upper.grouped and lower.grouped:
+        per_pod = max(1, lower.grouped // max(1, upper.grouped))
         pairs = []
         for j, low in enumerate(lower_boxes):
             if low.ellipsis:
@@ -372,9 +394,9 @@ def _connections(
                 if not up.ellipsis and low.first // per_pod == up.first:
                     pairs.append((i, j))
         return pairs
-    if upper["role"] == "leaf" and lower["role"] == "endpoint" and len(lower_boxes) > 1:
+    if upper.role == "leaf" and lower.role == "endpoint" and len(lower_boxes) > 1:
         # Scalable unit k of servers hangs off the leaves of scalable unit k.
-        if upper["grouped"]:
+        if upper.grouped:
             return [
                 (i, j)
                 for j, low in enumerate(lower_boxes)
@@ -402,23 +424,23 @@ PAIR_COLOURS = ("#1a7f37", "#0b5cad", "#5b3f8c", "#d79b00", "#b85450", "#5b6676"
 
 
 def lengths_svg(
-    result: Mapping[str, Any], labels: Mapping[str, str] | None = None, *, width: int = 640
+    result: DesignResult, labels: Mapping[str, str] | None = None, *, width: int = 640
 ) -> str:
     """Links per stock cable length, stacked by tier pair (server-leaf, leaf-spine, ...). Tier
     and plane names come from `labels` as `role_<tier>` and `plane_<plane>` when given."""
     labels = {"title": "Cable lengths", "links": "links", **(labels or {})}
     bins: dict[float, dict[str, int]] = {}
     pairs: list[str] = []
-    for plane in result.get("planes", []):
-        for entry in plane.get("lengths", []):
-            a, b = (labels.get(f"role_{entry[end]}", entry[end]) for end in ("a", "b"))
+    for plane in result.planes:
+        for entry in plane.lengths:
+            a, b = (labels.get(f"role_{end}", end) for end in (entry.a, entry.b))
             pair = f"{a}–{b}"
-            if plane["name"] != "compute":
-                pair = f"{labels.get('plane_' + plane['name'], plane['name'])}: {pair}"
+            if plane.name != "compute":
+                pair = f"{labels.get('plane_' + plane.name, plane.name)}: {pair}"
             if pair not in pairs:
                 pairs.append(pair)
-            by_pair = bins.setdefault(float(entry["length_m"]), {})
-            by_pair[pair] = by_pair.get(pair, 0) + int(entry["links"])
+            by_pair = bins.setdefault(float(entry.length_m), {})
+            by_pair[pair] = by_pair.get(pair, 0) + entry.links
     lengths = sorted(bins)
     left, top, bottom, legend_h = 56, 16, 34, 18 * ((len(pairs) + 2) // 3)
     chart_h = 150

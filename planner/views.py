@@ -4,7 +4,6 @@ diagram, tables and exports, "copy and modify", and the list of designs."""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -18,16 +17,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 from django_filters.views import FilterView
 
 from catalog.selectors import default_price_list, price_map
-from core.selectors import user_team
-from planner import exports, selectors, services
-from planner.engine.generic import DEFAULT_FORM_FACTOR
+from core.errors import DomainError
+from customers.models import Customer
+from customers.selectors import customers_visible_to
+from planner import exports, i18n, presenters, selectors, services
 from planner.engine.request import to_dict
-from planner.engine.text import Text, from_dict
+from planner.engine.result import DesignResult
 from planner.filters import DesignFilterSet
 from planner.forms import (
     META_FIELDS,
@@ -41,16 +40,16 @@ from planner.forms import (
     step_by_key,
     step_of_field,
 )
-from planner.i18n import localized_result, translated
 from planner.models import Design, Scenario
-from planner.plan import build_plan
-from planner.svg import gantt_svg, lengths_svg, topology_svg
-from quotes.models import Customer
+from planner.svg import lengths_svg, topology_svg
 
 ADD = "planner.add_design"
 CHANGE = "planner.change_design"
 # Choices the engine may leave open; picking an alternative replaces them in the request.
-OPEN_CHOICES = ("fabric", "leaf", "spine", "core", "oversubscription")
+OPEN_CHOICES = (
+    "fabric", "leaf", "spine", "core", "oversubscription", "oversubscription_tolerance", "planes",
+    "uplink_speed",
+)  # fmt: skip
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -69,10 +68,7 @@ def _editable(request: HttpRequest, pk: int) -> Design:
 
 
 def _customers(request: HttpRequest) -> QuerySet[Customer]:
-    team = user_team(request.user)
-    if getattr(request.user, "is_superuser", False):
-        return Customer.objects.all()
-    return Customer.objects.filter(team=team) if team else Customer.objects.none()
+    return customers_visible_to(request.user)
 
 
 def _form(step: Step, request: HttpRequest, data: Any = None, initial: Any = None) -> Any:
@@ -81,7 +77,7 @@ def _form(step: Step, request: HttpRequest, data: Any = None, initial: Any = Non
         data=data,
         initial=initial,
         catalog=selectors.current_catalog(),
-        customers=_customers(request),
+        request=request,
     )
 
 
@@ -97,312 +93,33 @@ def _currency() -> str:
     return price_list.currency if price_list else ""
 
 
-def _media_mix(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    mix: dict[str, dict[str, int]] = defaultdict(lambda: {"links": 0, "cables": 0, "optics": 0})
-    for link in result.get("links", []):
-        entry = mix[link["media"]]
-        entry["links"] += link["count"]
-        entry["cables"] += link["cables"]
-        entry["optics"] += link.get("transceivers", 0)
-    total = sum(entry["links"] for entry in mix.values()) or 1
-    return [
-        {"media": media, **entry, "share": round(100 * entry["links"] / total)}
-        for media, entry in sorted(mix.items(), key=lambda item: -item[1]["links"])
-    ]
-
-
-def gap_texts(result: Mapping[str, Any]) -> dict[str, Text]:
-    """The generic parts of a design (catalog gaps), by the English name the engine gave them,
-    with their translatable texts: links and cabling rows name a generic part in English only."""
-    texts: dict[str, Text] = {}
-    for line in result.get("bom") or []:
-        text = line.get("description_text") if isinstance(line, Mapping) else None
-        if line.get("catalog_gap") and isinstance(text, Mapping):
-            texts.setdefault(str(line.get("description") or ""), from_dict(text))
-    return texts
-
-
-def part_name(sku: str | None, name: str, gaps: Mapping[str, Text]) -> str:
-    """A part as the reader names it: its SKU, or a generic part's name in their language."""
-    if sku:
-        return sku
-    text = gaps.get(name)
-    return translated(text) if text is not None else name
-
-
-def product_names(result: Mapping[str, Any]) -> dict[str, str]:
-    """The catalog's names of a design's products in the reader's language (the result keeps
-    the English names it was sized with); products since removed keep those."""
-    from catalog.models import Product
-
-    skus = {str(line.get("sku")) for line in result.get("bom") or [] if line.get("sku")}
-    for link in result.get("links") or []:
-        skus.update(str(line.get("sku")) for line in link.get("fibre") or [] if line.get("sku"))
-    if not skus:
-        return {}
-    return {
-        p.sku: p.name
-        for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
-        if p.name
-    }
-
-
-def localized_bom(
-    bom: list[Mapping[str, Any]], names: Mapping[str, str] | None = None
-) -> list[dict[str, Any]]:
-    """BOM entries in the reader's language: a generic part's description from its text, a
-    catalog product's from `names` (`product_names`)."""
-    lines = []
-    for line in bom:
-        entry = dict(line)
-        text = line.get("description_text")
-        if line.get("catalog_gap") and isinstance(text, Mapping):
-            entry["description"] = translated(from_dict(text))
-        elif names and line.get("sku") in names:
-            entry["description"] = names[str(line["sku"])]
-        # Results stored before the engine kept maxima: the typical figure.
-        entry.setdefault("power_max_w", entry.get("power_w", 0))
-        entry["plane_label"] = plane_label(str(line.get("plane") or ""))
-        entry["tier_label"] = tier_label(str(line.get("tier") or ""))
-        lines.append(entry)
-    return lines
-
-
-def tier_label(tier: str) -> str:
-    """A BOM line's tier ("leaf") or tier pair ("server-leaf") in words."""
-    return "–".join(_role_label(role) for role in tier.split("-")) if tier else ""
-
-
-def _role_label(role: str) -> str:
-    labels = {
-        "server": _("Server"),
-        "endpoint": _("Endpoint"),
-        "storage": _("Storage node"),
-        "leaf": _("Leaf"),
-        "spine": _("Spine"),
-        "core": _("Core"),
-    }
-    return labels.get(role, role)
-
-
-def role_labels() -> dict[str, str]:
-    """Tier and plane names for the drawings (`planner.svg.lengths_svg`)."""
-    roles = ("server", "endpoint", "storage", "leaf", "spine", "core")
-    planes = ("compute", "storage", "frontend", "oob")
-    return {
-        **{f"role_{role}": _role_label(role) for role in roles},
-        **{f"plane_{plane}": plane_label(plane) for plane in planes},
-    }
-
-
-def _labelled(result: dict[str, Any]) -> dict[str, Any]:
-    """The result with its fabric, planes and tiers named in words for the pages."""
-    result["fabric_label"] = fabric_label(str(result.get("fabric") or ""))
-    planes = []
-    for plane in result.get("planes", []):
-        named = {**plane, "label": plane_label(str(plane.get("name") or ""))}
-        named["tiers"] = [
-            {**tier, "role_label": _role_label(str(tier.get("role") or ""))}
-            for tier in plane.get("tiers", [])
-        ]
-        planes.append(named)
-    result["planes"] = planes
-    return result
-
-
-def fabric_label(fabric: str) -> str:
-    labels = {
-        "rail": _("Rail-optimized"),
-        "rail-plane": _("Rail planes"),
-        "tor": _("Top of rack"),
-        "packed": _("Packed"),
-    }
-    return labels.get(fabric, fabric)
-
-
-def plane_label(plane: str) -> str:
-    labels = {
-        "compute": _("Compute fabric"),
-        "storage": _("Storage"),
-        "frontend": _("Frontend"),
-        "oob": _("Out-of-band management"),
-    }
-    return labels.get(plane, plane)
-
-
-def _end_row(end: Any, role: str, speed: int) -> dict[str, Any]:
-    """One end of a link group: "Leaf · QSFP28 × 4 (4x25G)" = role, cage form factor, cages,
-    and the links each cage carries when it is broken out."""
-    if not isinstance(end, Mapping):  # a result stored before the engine described its ends
-        return {"role": _role_label(role), "label": _role_label(role), "cages": None}
-    form = end.get("form_factor") or _("NIC")
-    cages = int(end.get("cages") or 0)
-    per_cage = int(end.get("links_per_cage") or 1)
-    role_label = _role_label(str(end.get("role") or role))
-    label = f"{role_label} · {form} × {cages:,}"
-    if per_cage > 1:
-        label += f" ({per_cage}x{speed}G)"
-    return {
-        "role": role_label,
-        "form_factor": form,
-        "cages": cages,
-        "links_per_cage": per_cage,
-        "breakout": f"{per_cage}x{speed}G" if per_cage > 1 else "",
-        "label": label,
-    }
-
-
-def _generic_module(
-    link: Mapping[str, Any], end: Any, bom: list[Mapping[str, Any]], gaps: Mapping[str, Text]
-) -> str:
-    """The name of the generic module at one end: the link keeps no name for it, the BOM does
-    (one line per generic module of the tier pair; the module's speed and cage tell them apart)."""
-    pair = f"{link.get('a')}-{link.get('b')}"
-    candidates = [
-        str(line.get("description") or "")
-        for line in bom
-        if line.get("catalog_gap")
-        and line.get("category") == "transceiver"
-        and line.get("plane") == link.get("plane")
-        and line.get("tier") == pair
-    ]
-    speed = int(link.get("speed_gbps") or 0)
-    if isinstance(end, Mapping):
-        speed *= int(end.get("links_per_cage") or 1)
-        form = end.get("form_factor")
-        default = DEFAULT_FORM_FACTOR.get(int(link.get("speed_gbps") or 0))
-        form = form or (default.value if default else "")
-        prefix = f"{speed:,}G {form} "
-        fitting = [name for name in candidates if name.startswith(prefix)]
-        candidates = fitting or candidates
-    if candidates:
-        return part_name("", candidates[0], gaps)
-    return _("Generic module")
-
-
-def link_rows(
-    result: Mapping[str, Any], catalog_names: Mapping[str, str] | None = None
-) -> list[dict[str, Any]]:
-    """How each link group is built, for the design page and the proposal: both ends, the cable
-    or assembly, the modules at each end and the passive fibre, generic parts marked."""
-    bom = [line for line in result.get("bom") or [] if isinstance(line, Mapping)]
-    gaps = gap_texts(result)
-    names = {
-        str(line["sku"]): str(line.get("description") or "") for line in bom if line.get("sku")
-    }
-    for link in result.get("links") or []:
-        for line in link.get("fibre") or []:
-            if line.get("sku"):
-                names.setdefault(str(line["sku"]), str(line.get("description") or ""))
-    names.update(catalog_names or {})
-    rows = []
-    for link in result.get("links") or []:
-        speed = int(link.get("speed_gbps") or 0)
-        ends = {
-            side: _end_row(link.get(f"end_{side}"), str(link.get(side) or ""), speed)
-            for side in ("a", "b")
-        }
-        modules = []
-        for side in ("a", "b"):
-            sku = link.get(f"transceiver_sku_{side}")
-            count = int(link.get(f"transceivers_{side}") or 0)
-            if sku is None or not count:
-                continue
-            end = link.get(f"end_{side}")
-            modules.append(
-                {
-                    "end": ends[side]["role"],
-                    "name": sku or _generic_module(link, end, bom, gaps),
-                    "description": names.get(sku, "") if sku else "",
-                    "quantity": count,
-                    "generic": not sku,
-                }
-            )
-        fibre = [
-            {
-                "kind": str(line.get("kind") or ""),
-                "kind_label": _fibre_kind(str(line.get("kind") or "")),
-                "name": part_name(line.get("sku"), str(line.get("description") or ""), gaps),
-                "description": names.get(str(line.get("sku")), "") if line.get("sku") else "",
-                "quantity": int(line.get("quantity") or 0),
-                "note": _("%(n)s ports used") % {"n": f"{int(line['ports_used']):,}"}
-                if line.get("ports_used")
-                else "",
-                "generic": not line.get("sku"),
-            }
-            for line in link.get("fibre") or []
-        ]
-        cable_sku = str(link.get("cable_sku") or "")
-        cable_name = str(link.get("cable_description") or cable_sku)
-        cable = {
-            "name": part_name(cable_sku, cable_name, gaps),
-            "description": names.get(cable_sku, cable_name) if cable_sku else "",
-            "quantity": int(link.get("cables") or 0),
-            "note": _links_per_cable(int(link.get("links_per_cable") or 1)),
-            "generic": not cable_sku,
-        }
-        rows.append(
-            {
-                "plane": link.get("plane", ""),
-                "plane_label": plane_label(str(link.get("plane") or "")),
-                "a": _role_label(str(link.get("a") or "")),
-                "b": _role_label(str(link.get("b") or "")),
-                "speed_gbps": speed,
-                "media": str(link.get("media") or ""),
-                "length_m": link.get("length_m"),
-                "count": int(link.get("count") or 0),
-                "end_a": ends["a"],
-                "end_b": ends["b"],
-                # Optical links: the fibre lines say it all (the run's fibre is the first).
-                "cable": None if fibre else cable,
-                "fibre": fibre,
-                "modules": modules,
-                "catalog_gap": bool(link.get("catalog_gap")),
-            }
-        )
-    return rows
-
-
-def _links_per_cable(n: int) -> str:
-    if n <= 1:
-        return ""
-    return ngettext("%(n)s link per cable", "%(n)s links per cable", n) % {"n": n}
-
-
-def _fibre_kind(kind: str) -> str:
-    labels = {"patch_cord": _("Patch cord"), "trunk": _("Trunk"), "patch_panel": _("Patch panel")}
-    return labels.get(kind, kind)
-
-
 def _summary(
-    result: Mapping[str, Any], prices: Mapping[str, Any], names: Mapping[str, str] | None = None
+    result: DesignResult,
+    prices: Mapping[str, Decimal],
+    names: Mapping[str, str] | None = None,
+    currency: str | None = None,
 ) -> dict[str, Any]:
     """What the wizard's live panel and the design page show, from the engine's result."""
-    estimate = selectors.bom_estimate(result.get("bom", []), dict(prices))
-    # Generic parts (catalog gaps) have no SKU: named in the reader's language, to be priced.
-    estimate["lines"] = localized_bom(estimate["lines"], names)  # type: ignore[arg-type]
-    estimate["unpriced"] = [sku for sku in estimate["unpriced"] if sku]  # type: ignore[attr-defined]
-    gpus = result.get("gpus") or 1
-    total: Decimal = estimate["total"]  # type: ignore[assignment]
+    priced = presenters.estimate(result, prices, names)
+    total = priced.total
     return {
-        "result": _labelled(localized_result(result)),
-        "switches_total": sum(result.get("switches", {}).values()),
-        "media_mix": _media_mix(result),
-        "estimate": estimate,
-        "price_per_gpu": (total / gpus).quantize(Decimal("0.01")) if total else None,
-        "currency": _currency(),
-        "gap_lines": sum(1 for line in result.get("bom", []) if line.get("catalog_gap")),
+        "result": presenters.shown_result(result),
+        "switches_total": result.switches_total,
+        "media_mix": presenters.media_mix(result),
+        "estimate": priced,
+        "price_per_gpu": (total / (result.gpus or 1)).quantize(Decimal("0.01")) if total else None,
+        "currency": _currency() if currency is None else currency,
+        "gap_lines": sum(1 for line in result.bom if line.catalog_gap),
         # What the estimate leaves out: generic parts by name, products without a price by SKU.
         "not_priced": list(
             dict.fromkeys(
-                [line["description"] for line in estimate["lines"] if line.get("catalog_gap")]  # type: ignore[attr-defined]
-                + estimate["unpriced"]  # type: ignore[operator]
+                [row.description for row in priced.lines if row.catalog_gap] + list(priced.unpriced)
             )
         ),
     }
 
 
-def _size(request_data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, str], str]:
+def _size(request_data: Mapping[str, Any]) -> tuple[DesignResult | None, dict[str, str], str]:
     """(result, field errors, not-feasible message) for a request."""
     try:
         sized = services.design_size(request_data=request_data)
@@ -410,7 +127,7 @@ def _size(request_data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[
         return None, exc.errors or {"": exc.message}, ""
     except services.DesignNotFeasible as exc:
         return None, {}, exc.message
-    return sized.result, {}, ""
+    return sized.value, {}, ""
 
 
 def _elsewhere(errors: Mapping[str, str], step: Step) -> list[dict[str, str]]:
@@ -503,7 +220,7 @@ def design_new_preview(request: HttpRequest) -> HttpResponse:
 def _save_step(request: HttpRequest, design: Design, step: Step, form: Any) -> dict[str, Any]:
     """Merge the posted step into the draft's request and save it; returns the merged request."""
     form.is_valid()
-    request_data = form.merge_into(design.request)
+    request_data: dict[str, Any] = form.merge_into(design.request)
     name, customer, scenario = design.name, design.customer, design.scenario
     if "scenario" in form.fields:
         name = form.cleaned_data.get("name") or name
@@ -598,8 +315,8 @@ def _alternatives(request_data: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
     for option in options:
         # Different open choices can build the same network (a one-tier fabric has no
         # oversubscription to choose); offer it once.
-        result = option.result
-        key = json.dumps([result["fabric"], result["switches"], result["power_w"]], sort_keys=True)
+        result = option.value
+        key = json.dumps([result.fabric, dict(result.switches), result.power_w], sort_keys=True)
         if key in seen:
             continue
         seen.add(key)
@@ -608,7 +325,7 @@ def _alternatives(request_data: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
             {
                 "index": len(out),
                 "choices": {k: v for k, v in to_dict(option.request).items() if k in OPEN_CHOICES},
-                "notes": summary["result"].get("notes", []),
+                "notes": summary["result"].notes,
                 **summary,
             }
         )
@@ -673,105 +390,6 @@ def wizard_pick(request: HttpRequest, pk: int) -> HttpResponse:
 # --- design page and exports ------------------------------------------------------------------
 
 
-def topology_labels() -> dict[str, str]:
-    return {
-        "title": _("Network topology"),
-        "server": _("Servers"),
-        "storage": _("Storage nodes"),
-        "leaf": _("Leaf"),
-        "spine": _("Spine"),
-        "core": _("Core"),
-        "compute": _("Compute plane"),
-        "frontend": _("Frontend plane"),
-        "oob": _("Out-of-band plane"),
-        "storage_plane": _("Storage plane"),
-        "links": _("links"),
-        "switches": _("switches"),
-        "servers": _("servers"),
-        "one_server": _("server"),
-        "endpoint": _("Endpoints"),
-        "group": _("SU"),
-        "pod": _("pod"),
-        "more": _("more"),
-        "planes": _("identical planes"),
-        "per_server": _("GPUs each"),
-        "ports_used": _("ports used"),
-    }
-
-
-PHASE_LABELS = {
-    "requirements": "Requirements",
-    "design": "Design",
-    "poc": "Proof of concept",
-    "pilot": "Pilot",
-    "full": "Full deployment",
-    "operations": "Operations",
-}
-
-
-def _gantt(result: Mapping[str, Any]) -> tuple[Any, str]:
-    compute = (result.get("planes") or [{}])[0]
-    plan = build_plan(
-        servers=max(1, int(result.get("servers", 1))),
-        su_servers=int(compute.get("group_servers") or result.get("servers", 1)),
-        cables=int(result.get("cables_total", 0)),
-        switches=sum(result.get("switches", {}).values()),
-        bom=result.get("bom", []),
-        start=timezone.localdate(),
-    )
-    labels = {key: _(label) for key, label in PHASE_LABELS.items()}
-    labels["title"] = _("Implementation plan")
-    return plan, gantt_svg(plan, labels)
-
-
-def _tier_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    rows = []
-    for plane in result.get("planes", []):
-        for tier in plane["tiers"]:
-            down = tier["downlinks"] * tier["downlink_speed_gbps"]
-            up = tier["uplinks"] * tier["uplink_speed_gbps"]
-            rows.append(
-                {
-                    "plane": plane["name"],
-                    **tier,
-                    "plane_label": plane_label(plane["name"]),
-                    "role_label": _role_label(tier["role"]),
-                    "down_gbps": down,
-                    "up_gbps": up,
-                }
-            )
-    return rows
-
-
-def _power_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], dict[str, int]] = defaultdict(
-        lambda: {"quantity": 0, "power_w": 0, "power_max_w": 0, "rack_units": 0}
-    )
-    for line in result.get("bom", []):
-        entry = groups[(line.get("plane", ""), line.get("category", ""))]
-        entry["quantity"] += int(line.get("quantity", 0))
-        entry["power_w"] += int(line.get("power_w", 0))
-        # Results stored before the engine kept maxima: the typical figure.
-        entry["power_max_w"] += int(line.get("power_max_w", line.get("power_w", 0)))
-        entry["rack_units"] += int(line.get("rack_units", 0))
-    return [
-        {"plane": p, "plane_label": plane_label(p), "category": c,
-         "category_label": _category_label(c), **v}
-        for (p, c), v in sorted(groups.items())
-    ]  # fmt: skip
-
-
-def _category_label(category: str) -> str:
-    labels = {
-        "nic": _("NICs"),
-        "switch": _("Switches"),
-        "transceiver": _("Transceivers"),
-        "cable": _("Cables and fibre"),
-        "patch_panel": _("Patch panels"),
-    }
-    return labels.get(category, category)
-
-
 @login_required
 @require_GET
 def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -780,28 +398,83 @@ def design_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "design": design,
         "can_edit": design.is_draft and design.owner_id == request.user.pk,
         "can_copy": request.user.has_perm(ADD),
+        **_lifecycle_actions(request, design),
     }
-    result = design.result
-    if result:
-        plan, gantt = _gantt(result)
-        names = product_names(result)
-        links = link_rows(result, names)
+    result = design.typed_result
+    if result is not None:
+        plan, gantt = presenters.gantt(result, start=timezone.localdate())
+        names = presenters.product_names(result)
+        links = presenters.link_rows(result, names)
+        # The prices it was sized with, not today's: a saved design is frozen.
+        priced = services.design_prices(design=design)
         context.update(
-            _summary(result, price_map(), names),
-            topology=topology_svg(result, topology_labels()),
+            _summary(result, priced.prices, names, priced.currency),
+            can_resize=not design.is_draft and request.user.has_perm(ADD),
+            topology=topology_svg(result, presenters.topology_labels()),
             lengths=lengths_svg(
-                result, {"title": _("Cable lengths"), "links": _("links"), **role_labels()}
+                result,
+                {"title": _("Cable lengths"), "links": _("links"), **presenters.role_labels()},
             ),
-            tier_rows=_tier_rows(result),
+            tier_rows=presenters.tier_rows(result),
             link_rows=links,
             link_gaps=any(row["catalog_gap"] for row in links),
-            power_rows=_power_rows(result),
-            power_max_w=result.get("power_max_w", result.get("power_w", 0)),
+            power_rows=presenters.power_rows(result),
+            power_max_w=result.power_max_w,
             plan=plan,
             gantt=gantt,
-            phase_labels={key: _(label) for key, label in PHASE_LABELS.items()},
+            phase_labels=i18n.plan_labels(),
         )
     return render(request, "planner/design_detail.html", context)
+
+
+def _lifecycle_actions(request: HttpRequest, design: Design) -> dict[str, Any]:
+    """Which of "make a quote", archive and delete the page offers: only what the services
+    would allow (they decide again on POST)."""
+    mine = design.owner_id == request.user.pk or request.user.is_superuser
+    quoted = mine and design.quotes.exists()
+    quotable = not design.is_draft and design.archived_at is None and design.result is not None
+    return {
+        "quote_url": f"{reverse('quotes:quote-create')}?design={design.pk}"
+        if quotable and request.user.has_perm("quotes.add_quote")
+        else "",
+        "can_archive": mine and not quoted,
+        "can_delete": mine and not quoted,
+    }
+
+
+@login_required
+@require_POST
+def design_archive(request: HttpRequest, pk: int) -> HttpResponse:
+    design = _visible(request, pk)
+    archive = request.POST.get("archived", "1") == "1"
+    try:
+        services.design_archive(
+            design=design,
+            user=request.user,  # type: ignore[arg-type]  # login_required
+            archived=archive,
+        )
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("planner:design-detail", pk=design.pk)
+    if archive:
+        messages.success(request, _("Design archived: the list shows it under “Show archived”."))
+    else:
+        messages.success(request, _("Design restored to the lists."))
+    return redirect("planner:design-detail", pk=design.pk)
+
+
+@login_required
+@require_POST
+def design_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    design = _visible(request, pk)
+    name = design.name
+    try:
+        services.design_delete(design=design, user=request.user)  # type: ignore[arg-type]
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("planner:design-detail", pk=design.pk)
+    messages.success(request, _("Design “%(name)s” deleted.") % {"name": name})
+    return redirect("planner:design-list")
 
 
 def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
@@ -810,37 +483,38 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
     return response
 
 
-def _sized(request: HttpRequest, pk: int) -> Design:
-    design = _visible(request, pk)
-    if not design.result:
+def _sized(request: HttpRequest, pk: int) -> DesignResult:
+    """The stored result of a design the user may see (a draft that does not size has none)."""
+    result = _visible(request, pk).typed_result
+    if result is None:
         raise Http404(_("This draft does not size yet; fix its errors first."))
-    return design
+    return result
 
 
 @login_required
 @require_GET
 def export_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    design = _sized(request, pk)
-    return _download(
-        exports.bom_csv(design.result or {}), "text/csv", f"design-{design.pk}-bom.csv"
-    )
+    result = _sized(request, pk)
+    return _download(exports.bom_csv(result), "text/csv", f"design-{pk}-bom.csv")
 
 
 @login_required
 @require_GET
 def export_bom_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
-    design = _sized(request, pk)
+    design = _visible(request, pk)
     return _download(
-        exports.bom_xlsx(design.result or {}, title=design.name),
+        exports.bom_xlsx(_sized(request, pk), title=design.name, design=design),
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        f"design-{design.pk}-bom.xlsx",
+        f"design-{pk}-bom.xlsx",
     )
 
 
 @login_required
 @require_GET
 def export_cabling_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    design = _sized(request, pk)
+    design = _visible(request, pk)
+    if design.result is None:
+        raise Http404(_("This draft does not size yet; fix its errors first."))
     rows = services.design_cabling(design=design)
     response = StreamingHttpResponse(exports.cabling_csv_chunks(rows), content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="design-{design.pk}-cabling.csv"'
@@ -865,10 +539,60 @@ def design_copy(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("planner:wizard", pk=copy.pk, step=STEPS[1].key)
 
 
+def _change_label(kind: str) -> str:
+    labels = {
+        "added": _("Added"),
+        "removed": _("Removed"),
+        "quantity": _("Quantity changed"),
+        "repriced": _("Re-priced"),
+        "quantity_repriced": _("Quantity changed and re-priced"),
+    }
+    return labels.get(kind, kind)
+
+
+@login_required
+@permission_required(ADD, raise_exception=True)
+def design_resize(request: HttpRequest, pk: int) -> HttpResponse:
+    """Re-size a saved design against today's catalog: GET shows what would change, POST saves
+    it as a new version (the old one stays as its quotes priced it)."""
+    design = _visible(request, pk)
+    try:
+        if request.method == "POST":
+            new = services.design_resize(
+                design=design,
+                owner=request.user,  # type: ignore[arg-type]
+                previewed_catalog_version=request.POST.get("catalog_version", ""),
+            )
+            messages.success(
+                request,
+                _("Saved as version %(n)s, sized against today's catalog.") % {"n": new.version},
+            )
+            return redirect("planner:design-detail", pk=new.pk)
+        preview = services.design_resize_preview(design=design)
+    except services.CatalogChangedSincePreview as exc:
+        messages.error(request, exc.message)
+        return redirect("planner:design-resize", pk=design.pk)
+    except (
+        services.DesignIsDraft,
+        services.DesignRequestInvalid,
+        services.DesignNotFeasible,
+    ) as exc:
+        messages.error(request, exc.message)
+        return redirect("planner:design-detail", pk=design.pk)
+    changes = [
+        {"change": change, "label": _change_label(change.kind)} for change in preview.changes
+    ]
+    return render(
+        request,
+        "planner/design_resize.html",
+        {"design": design, "preview": preview, "changes": changes},
+    )
+
+
 # --- list -------------------------------------------------------------------------------------
 
 
-class DesignListView(LoginRequiredMixin, FilterView):
+class DesignListView(LoginRequiredMixin, FilterView):  # type: ignore[misc]  # untyped package
     filterset_class = DesignFilterSet
     template_name = "planner/design_list.html"
     context_object_name = "designs"
@@ -876,7 +600,11 @@ class DesignListView(LoginRequiredMixin, FilterView):
     strict = False
 
     def get_queryset(self) -> QuerySet[Design]:
-        return selectors.designs_visible_to(self.request.user).order_by("-created_at", "-id")
+        designs = selectors.designs_visible_to(self.request.user).order_by("-created_at", "-id")
+        # Archived designs are out of the way unless asked for.
+        if self.request.GET.get("archived") != "1":
+            designs = designs.filter(archived_at__isnull=True)
+        return designs
 
     def get_filterset(self, filterset_class: Any) -> Any:
         filterset = super().get_filterset(filterset_class)
@@ -895,12 +623,13 @@ class DesignListView(LoginRequiredMixin, FilterView):
         return filterset
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
-        context = super().get_context_data(**kwargs)
+        context: dict[str, Any] = super().get_context_data(**kwargs)
         query = self.request.GET.copy()
         query.pop("page", None)
         context.update(
             querystring=query.urlencode(),
             filtered=any(v for k, v in self.request.GET.items() if k != "page"),
+            show_archived=self.request.GET.get("archived") == "1",
             can_add=self.request.user.has_perm(ADD),
             meta_fields=META_FIELDS,
         )

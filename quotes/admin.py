@@ -1,13 +1,14 @@
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 
 from quotes.models import (
     AuditEvent,
-    Contact,
-    Customer,
     CustomerDecision,
     DiscountPolicy,
     Document,
-    Opportunity,
     Quote,
     QuoteLine,
     QuoteNumberCounter,
@@ -16,27 +17,8 @@ from quotes.models import (
 )
 
 
-class ContactInline(admin.TabularInline):
-    model = Contact
-    extra = 0
-
-
-@admin.register(Customer)
-class CustomerAdmin(admin.ModelAdmin):
-    list_display = ["name_en", "name_zh", "team", "external_source", "external_id"]
-    list_filter = ["team", "external_source"]
-    search_fields = ["name_en", "name_zh", "external_id"]
-    inlines = [ContactInline]
-
-
-@admin.register(Opportunity)
-class OpportunityAdmin(admin.ModelAdmin):
-    list_display = ["name", "customer", "owner", "external_source", "external_id", "created_at"]
-    search_fields = ["name", "external_id", "customer__name_en"]
-
-
 @admin.register(DiscountPolicy)
-class DiscountPolicyAdmin(admin.ModelAdmin):
+class DiscountPolicyAdmin(admin.ModelAdmin[DiscountPolicy]):
     """The discount policy is data: thresholds and the role that approves above them."""
 
     list_display = ["name", "metric", "threshold", "currency", "approver_group", "is_active"]
@@ -44,28 +26,31 @@ class DiscountPolicyAdmin(admin.ModelAdmin):
     list_filter = ["metric", "is_active"]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """Quotes change through their services only (numbering, freezing, audit)."""
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class QuoteLineInline(admin.TabularInline):
+LINE_FIELDS = ("position", "kind", "plane", "tier", "sku", "quantity", "is_optional",
+               "discount_percent", "override_unit_price", "unit_price", "line_total")  # fmt: skip
+
+
+class QuoteLineInline(admin.TabularInline[QuoteLine, QuoteRevision]):
     model = QuoteLine
     extra = 0
-    fields = ["position", "kind", "plane", "tier", "sku", "quantity", "is_optional",
-              "discount_percent", "override_unit_price", "unit_price", "line_total"]  # fmt: skip
-    readonly_fields = fields
+    fields = LINE_FIELDS
+    readonly_fields = LINE_FIELDS
     can_delete = False
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -112,7 +97,7 @@ admin.site.register(QuoteNumberCounter, ReadOnlyAdmin)
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(admin.ModelAdmin[Document]):
     list_display = [
         "pk",
         "revision",

@@ -5,8 +5,3 @@ from django.utils.translation import gettext_lazy as _
 class QuotesConfig(AppConfig):
     name = "quotes"
     verbose_name = _("Quotes")
-
-    def ready(self) -> None:
-        from quotes import receivers
-
-        receivers.connect()

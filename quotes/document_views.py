@@ -11,6 +11,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -49,7 +50,7 @@ class DocumentRequestForm(forms.Form):
 @login_required
 @require_POST
 def document_create(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    quote = get_object_or_404(selectors.quotes_visible_to(request.user), pk=pk)  # type: ignore[arg-type]
+    quote = get_object_or_404(selectors.quotes_visible_to(request.user), pk=pk)
     revision = get_object_or_404(quote.revisions, number=number)
     form = DocumentRequestForm(request.POST)
     if form.is_valid():
@@ -91,7 +92,7 @@ def _verified_copy(document: Document) -> IO[bytes]:
     copy = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (returned open)
     digest = hashlib.sha256()
     try:
-        with document.file.storage.open(document.file.name, "rb") as stored:
+        with document.file.storage.open(document.file.name or "", "rb") as stored:
             for chunk in iter(lambda: stored.read(1 << 20), b""):
                 digest.update(chunk)
                 copy.write(chunk)
@@ -136,7 +137,7 @@ def _corrupt(exc: DocumentCorrupt) -> HttpResponse:
 
 @login_required
 @require_GET
-def document_download(request: HttpRequest, pk: int) -> HttpResponse:
+def document_download(request: HttpRequest, pk: int) -> HttpResponseBase:
     document = get_object_or_404(selectors.documents_visible_to(request.user), pk=pk)
     try:
         return document_file_response(document)
@@ -145,7 +146,7 @@ def document_download(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-def shared_document_download(request: HttpRequest, token: str) -> HttpResponse:
+def shared_document_download(request: HttpRequest, token: str) -> HttpResponseBase:
     """The customer's copy of the proposal, through a valid share link only. The link records
     the SHA-256 of the bytes it served: an acceptance through it names those bytes."""
     link = selectors.share_link_by_token(token)

@@ -5,90 +5,117 @@ asking again returns the same row (and sends a stuck one to the workers again). 
 immutable: stored under a name with the document's id and the SHA-256 of its bytes, so no other
 document ever writes to it, and the hash is re-checked on every download.
 
-Nothing stays stuck. Rendering takes a short lease on the row, renewed by a heartbeat thread; a
-worker that dies leaves the lease to run out and the periodic sweep (every
-DOCUMENT_SWEEP_SECONDS) queues the job again, up to JOB_MAX_ATTEMPTS. A queued job whose message
-is older than DOCUMENT_QUEUE_STALE_SECONDS (the broker may have lost it) is sent again, whatever
-the job's history; the task is idempotent, so a duplicate message does no harm."""
+Nothing stays stuck: a document is a job (`core.jobs`), with its lease, heartbeat, retries and
+sweep, like every other background job."""
 
 import hashlib
 import logging
-from datetime import date, timedelta
-from typing import Any
+from datetime import date
 
-from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from core.errors import DomainError
+from core.jobs import (
+    JobFailed,
+    JobKind,
+    Progress,
+    job_queue,
+    job_requeue,
+    job_retry,
+    job_run,
+    job_stuck,
+    jobs_sweep,
+)
 from core.models import WebhookEvent
-from core.services import Lease, LeaseHeartbeat, lease_take
+from core.services import user_signed_in
 from core.webhooks import webhook_emit
+from planner.asbuilt_services import latest_check_id
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
-from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document
+from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document, template_version_for
 
 logger = logging.getLogger(__name__)
 
 
-class DocumentNotReady(DomainError):
-    http_status = 409
-    code = "document_not_ready"
+def _render(document: Document, progress: Progress) -> RenderedDocument:
+    return render_document(
+        document.revision,
+        kind=document.kind,
+        language=document.language,
+        start_date=document.start_date,
+        progress=progress,
+    )
 
 
-def _lease_seconds() -> int:
-    return int(settings.DOCUMENT_LEASE_SECONDS)
+def _keep(document: Document, rendered: RenderedDocument) -> None:
+    try:
+        name, sha256 = _store(document, rendered.content)
+    except OSError:
+        logger.exception("document %s: storing failed", document.pk)
+        raise JobFailed(_("The document could not be stored; please try again later.")) from None
+    document.file.name = name
+    document.sha256 = sha256
+    document.size_bytes = len(rendered.content)
+    document.pages = rendered.pages
 
 
-def _stale_before(now: Any) -> Any:
-    return now - timedelta(seconds=settings.DOCUMENT_QUEUE_STALE_SECONDS)
+def _announce(document: Document) -> None:
+    """document.ready or document.failed, written in the transaction that finishes the job."""
+    quote = document.revision.quote
+    ready = document.status == DocumentStatus.READY
+    webhook_emit(
+        event=WebhookEvent.DOCUMENT_READY if ready else WebhookEvent.DOCUMENT_FAILED,
+        data={
+            "id": document.pk,
+            "quote_id": quote.pk,
+            "quote_number": quote.number,
+            "revision": document.revision.label,
+            "kind": document.kind,
+            "language": document.language,
+            "status": document.status,
+            "sha256": document.sha256,
+            "error": document.error,
+            "download_url": f"/api/v1/documents/{document.pk}/download/",
+        },
+        team=quote.team,
+    )
 
 
-def _send(document_id: int) -> None:
-    from quotes.tasks import render_document_task
-
-    render_document_task.delay(document_id)
-
-
-def _queue(document: Document) -> None:
-    """Mark the document queued now and send its message once the transaction commits. A send
-    that fails (broker down) is logged, not raised: the row stays queued and the sweep sends it
-    again once its message is stale."""
-    now = timezone.now()
-    document.queued_at = now
-    Document.objects.filter(pk=document.pk).update(queued_at=now)
-    transaction.on_commit(lambda: _send(document.pk), robust=True)
-
-
-def _requeue(document: Document, *, step: str) -> None:
-    """Back to the queue: a render whose lease ran out, or a queued job whose message is stale.
-    The row must be locked."""
-    document.status = DocumentStatus.QUEUED
-    document.lease_expires_at = None
-    document.lease_owner = ""
-    document.step = step
-    document.save()
-    _queue(document)
+DOCUMENTS: JobKind[Document, RenderedDocument] = JobKind(
+    model=Document,
+    task="quotes.tasks.render_document_task",
+    work=_render,
+    store=_keep,
+    announce=_announce,
+    exhausted=gettext_lazy("Rendering was interrupted too many times; please try again."),
+    timed_out=gettext_lazy("The document took too long to render; please try again."),
+    crashed=gettext_lazy(
+        "The document could not be rendered because of an error in its template or "
+        "data. The team has the details in the log; please try again later."
+    ),
+)
 
 
-def _stuck(document: Document, now: Any) -> bool:
-    """A render whose worker died (lease ran out, or none), or a queued job whose message went
-    to the broker too long ago (or was never recorded)."""
-    if document.status == DocumentStatus.RENDERING:
-        return document.lease_expires_at is None or document.lease_expires_at < now
-    if document.status == DocumentStatus.QUEUED:
-        return document.queued_at is None or document.queued_at < _stale_before(now)
-    return False
+def _document_version(revision: QuoteRevision, kind: str) -> str:
+    """The template part of a document's key. A plan is also the acceptance report: once its
+    design's cabling was checked as built, the latest finished check is in the key, so a plan
+    asked for before (or before a newer check) is rendered anew with the punch list."""
+    version = template_version_for(revision, TEMPLATE_VERSION)
+    design = revision.quote.design
+    check_id = latest_check_id(design=design) if kind == DocumentKind.PLAN and design else None
+    return f"{version}-a{check_id}" if check_id is not None else version
 
 
 @transaction.atomic
 def document_request(
     *,
-    user: Any,
+    user: User | AnonymousUser,
     revision: QuoteRevision,
     kind: str = DocumentKind.PROPOSAL,
     language: str | None = None,
@@ -107,97 +134,17 @@ def document_request(
         revision=revision,
         kind=kind,
         language=language,
-        template_version=TEMPLATE_VERSION,
+        template_version=_document_version(revision, kind),
         start_date=start,
-        defaults={"requested_by": user},
+        defaults={"requested_by": user_signed_in(user)},
     )
     if created:
-        _queue(document)
+        job_queue(kind=DOCUMENTS, job=document)
     elif document.status == DocumentStatus.FAILED:
-        document.status = DocumentStatus.QUEUED
-        document.attempts = 0
-        document.error = ""
-        document.progress = 0
-        document.step = ""
-        document.lease_owner = ""
-        document.save()
-        _queue(document)
-    elif _stuck(document, timezone.now()):
-        logger.warning("document %s: stuck (%s), queued again", document.pk, document.status)
-        _requeue(document, step="requeued")
+        job_retry(kind=DOCUMENTS, job=document)
+    elif job_stuck(job=document, now=timezone.now()):
+        job_requeue(kind=DOCUMENTS, job=document)
     return document
-
-
-def _progress(document_id: int, owner: str) -> Any:
-    def report(percent: int, step: str) -> None:
-        # Outside the render's transaction, so the UI sees it at once; also extends the lease.
-        Document.objects.filter(
-            pk=document_id, status=DocumentStatus.RENDERING, lease_owner=owner
-        ).update(
-            progress=percent,
-            step=step,
-            lease_expires_at=timezone.now() + timedelta(seconds=_lease_seconds()),
-        )
-
-    return report
-
-
-def _claim(document_id: int) -> Document | None:
-    with transaction.atomic():
-        document = Document.objects.select_for_update().get(pk=document_id)
-        outcome = lease_take(
-            row=document,
-            running=DocumentStatus.RENDERING,
-            finished=(DocumentStatus.READY, DocumentStatus.FAILED),
-            lease_seconds=_lease_seconds(),
-        )
-        if outcome == Lease.EXHAUSTED:
-            _fail(document, _("Rendering was interrupted too many times; please try again."))
-            return None
-        if outcome != Lease.TAKEN:
-            return None  # finished, or another worker holds it
-        document.progress = 5
-        document.step = "start"
-        document.save()
-        return document
-
-
-def _fail(document: Document, message: str) -> None:
-    document.status = DocumentStatus.FAILED
-    document.error = message
-    document.finished_at = timezone.now()
-    document.lease_expires_at = None
-    document.lease_owner = ""
-    document.save()
-    _announce(document, WebhookEvent.DOCUMENT_FAILED)
-
-
-def _fail_if_held(document_id: int, owner: str, message: str) -> Document:
-    with transaction.atomic():
-        document = Document.objects.select_for_update().get(pk=document_id)
-        if document.status == DocumentStatus.RENDERING and document.lease_owner == owner:
-            _fail(document, message)
-        return document
-
-
-def _announce(document: Document, event: str) -> None:
-    quote = document.revision.quote
-    webhook_emit(
-        event=event,
-        data={
-            "id": document.pk,
-            "quote_id": quote.pk,
-            "quote_number": quote.number,
-            "revision": document.revision.label,
-            "kind": document.kind,
-            "language": document.language,
-            "status": document.status,
-            "sha256": document.sha256,
-            "error": document.error,
-            "download_url": f"/api/v1/documents/{document.pk}/download/",
-        },
-        team=quote.team,
-    )
 
 
 def _sha256_of(name: str) -> str:
@@ -228,106 +175,14 @@ def _store(document: Document, content: bytes) -> tuple[str, str]:
 
 
 def document_render(*, document_id: int) -> Document:
-    """Render and store one document. Idempotent: a ready document is left alone. The lease is
-    renewed by a heartbeat while WeasyPrint runs; the file is written under the row lock and
-    only by the lease's holder, so a worker that was taken over (it stalled past its lease)
-    never stores its result and two workers never both store one."""
-    document = _claim(document_id)
-    if document is None:
-        return Document.objects.get(pk=document_id)
-    owner = document.lease_owner
-    heartbeat = LeaseHeartbeat(
-        model=Document,
-        pk=document.pk,
-        owner=owner,
-        running=DocumentStatus.RENDERING,
-        lease_seconds=_lease_seconds(),
-        interval=settings.DOCUMENT_HEARTBEAT_SECONDS,
-    )
-    try:
-        with heartbeat:
-            rendered = render_document(
-                document.revision,
-                kind=document.kind,
-                language=document.language,
-                start_date=document.start_date,
-                progress=_progress(document.pk, owner),
-            )
-    except SoftTimeLimitExceeded:
-        logger.warning("document %s: soft time limit", document.pk)
-        return _fail_if_held(
-            document_id, owner, _("The document took too long to render; please try again.")
-        )
-    except Exception:
-        logger.exception("document %s: rendering failed", document.pk)
-        return _fail_if_held(
-            document_id,
-            owner,
-            _(
-                "The document could not be rendered because of an error in its template or "
-                "data. The team has the details in the log; please try again later."
-            ),
-        )
-    return _finish(document_id=document_id, owner=owner, rendered=rendered)
-
-
-def _finish(*, document_id: int, owner: str, rendered: RenderedDocument) -> Document:
-    """Store the rendered bytes and mark the document ready, if `owner` still holds its lease;
-    a worker that was taken over (it stalled past its lease) drops its result."""
-    with transaction.atomic():
-        document = Document.objects.select_for_update().get(pk=document_id)
-        if document.status != DocumentStatus.RENDERING or document.lease_owner != owner:
-            logger.warning("document %s: taken over by another worker; result dropped", document_id)
-            return document
-        try:
-            name, sha256 = _store(document, rendered.content)
-        except OSError:
-            logger.exception("document %s: storing failed", document.pk)
-            _fail(document, _("The document could not be stored; please try again later."))
-            return document
-        document.file.name = name
-        document.sha256 = sha256
-        document.size_bytes = len(rendered.content)
-        document.pages = rendered.pages
-        document.status = DocumentStatus.READY
-        document.progress = 100
-        document.step = "ready"
-        document.error = ""
-        document.finished_at = timezone.now()
-        document.lease_expires_at = None
-        document.lease_owner = ""
-        document.save()
-        _announce(document, WebhookEvent.DOCUMENT_READY)
-    return document
+    """Render and store one document (its task). Idempotent: a ready document is left alone. The
+    file is written under the row lock and only by the lease's holder, so a worker that was taken
+    over (it stalled past its lease) never stores its result and two workers never both store
+    one."""
+    return job_run(kind=DOCUMENTS, job_id=document_id)
 
 
 def documents_sweep() -> dict[str, int]:
-    """Beat, every DOCUMENT_SWEEP_SECONDS: a render whose worker died (its lease ran out, or it
-    has none) is queued again or, after too many attempts, failed in words; a queued job whose
-    message is stale is sent again, whatever its history (queued once, re-queued after a dead
-    render, or from before queued_at was recorded)."""
-    now = timezone.now()
-    requeued = failed = 0
-    dead = Document.objects.filter(status=DocumentStatus.RENDERING).filter(
-        Q(lease_expires_at__lt=now) | Q(lease_expires_at__isnull=True)
-    )
-    stale = Document.objects.filter(status=DocumentStatus.QUEUED).filter(
-        Q(queued_at__lt=_stale_before(now)) | Q(queued_at__isnull=True)
-    )
-    candidates = list(dead.values_list("pk", flat=True)) + list(stale.values_list("pk", flat=True))
-    for document_id in candidates:
-        with transaction.atomic():
-            document = Document.objects.select_for_update().get(pk=document_id)
-            if not _stuck(document, now):
-                continue  # taken or queued since
-            if (
-                document.status == DocumentStatus.RENDERING
-                and document.attempts >= settings.JOB_MAX_ATTEMPTS
-            ):
-                _fail(document, _("Rendering was interrupted too many times; please try again."))
-                failed += 1
-                continue
-            logger.warning("document %s: stuck (%s), queued again", document.pk, document.status)
-            _requeue(document, step="requeued")
-            requeued += 1
-    return {"requeued": requeued, "failed": failed}
+    """Beat, every JOB_SWEEP_SECONDS: dead renders queued again (or failed after too many
+    attempts), lost messages sent again."""
+    return jobs_sweep(kind=DOCUMENTS)

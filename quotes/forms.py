@@ -2,21 +2,91 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections import Counter
 from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.db.models import Model
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Currency, PriceList
+from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
+from planner import presenters
 from planner.selectors import designs_visible_to
 from quotes.models import LineKind
-from quotes.selectors import customers_visible_to
+from quotes.services.terms import PHASES, phase_label
+
+
+class DistinctChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+    """A choice whose name others share is shown with its id and date (or CRM id), so two drafts
+    both called "Phase 1" can be told apart in the list."""
+
+    def __init__(self, *args: Any, name_of: Any, detail_of: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.name_of, self.detail_of = name_of, detail_of
+        self._shared: set[str] | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        copy = super().__deepcopy__(memo)
+        copy._shared = None  # each form counts its own queryset's names
+        return copy
+
+    def label_from_instance(self, obj: Model) -> str:
+        if self._shared is None:
+            choices = self.queryset if self.queryset is not None else []
+            names = Counter(self.name_of(choice) for choice in choices)
+            self._shared = {name for name, count in names.items() if count > 1}
+        name = self.name_of(obj)
+        if name and name not in self._shared:
+            return str(name)
+        return " · ".join(part for part in (name, self.detail_of(obj)) if part)
+
+
+def _design_detail(design: Any) -> str:
+    return f"#{design.pk} · {timezone.localdate(design.created_at):%Y-%m-%d}"
+
+
+def _design_label(design: Any) -> str:
+    """A saved design as the quote form lists it: name, id (two designs may share a name, size
+    and day), GPU count, fabric and date."""
+    result = design.result or {}
+    gpus = design.gpus if design.gpus is not None else result.get("gpus")
+    parts = [
+        design.name,
+        f"#{design.pk}",
+        _("%(gpus)s GPUs") % {"gpus": f"{int(gpus or 0):,}"},
+        presenters.fabric_label(str(result.get("fabric") or "")),
+        f"{timezone.localdate(design.updated_at or design.created_at):%Y-%m-%d}",
+    ]
+    return " · ".join(str(part) for part in parts if part)
+
+
+class DesignChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+    def label_from_instance(self, obj: Model) -> str:
+        return _design_label(obj)
+
+
+def _customer_detail(customer: Any) -> str:
+    crm = f"{customer.external_source} {customer.external_id}".strip()
+    return crm if customer.external_id else f"#{customer.pk}"
 
 
 class QuoteCreateForm(forms.Form):
-    design = forms.ModelChoiceField(queryset=None, label=_("Design"))  # type: ignore[arg-type]
-    customer = forms.ModelChoiceField(queryset=None, label=_("Customer"))  # type: ignore[arg-type]
+    design = DesignChoiceField(
+        queryset=None,
+        label=_("Design"),
+        help_text=_("Saved designs only: save a draft on its page to quote it."),
+    )
+    customer = DistinctChoiceField(
+        queryset=None,
+        label=_("Customer"),
+        name_of=str,
+        detail_of=_customer_detail,
+        help_text=_("Your team's customers; the design's customer is chosen if it has one."),
+    )
     title = forms.CharField(label=_("Title"), max_length=200, required=False)
     price_list = forms.ModelChoiceField(
         queryset=PriceList.objects.all(), label=_("Price list"), required=False,
@@ -38,11 +108,32 @@ class QuoteCreateForm(forms.Form):
     support_years = forms.IntegerField(
         label=_("Support years"), min_value=0, max_value=10, initial=1
     )
+    contact_phone = forms.CharField(
+        label=_("Your phone for the customer"),
+        max_length=40,
+        required=False,
+        help_text=_("Printed with your name and email on the proposal and the share page."),
+    )
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["design"].queryset = designs_visible_to(user).filter(result__isnull=False)
-        self.fields["customer"].queryset = customers_visible_to(user)
+        # Saved designs only: a draft's result can still change under the quote.
+        designs = designs_visible_to(user).filter(
+            result__isnull=False, is_draft=False, archived_at__isnull=True
+        )
+        design_field, customer_field = self.fields["design"], self.fields["customer"]
+        assert isinstance(design_field, forms.ModelChoiceField)
+        assert isinstance(customer_field, forms.ModelChoiceField)
+        design_field.queryset = designs
+        customer_field.queryset = customers_visible_to(user)
+        design_id = str(self.initial.get("design") or "")
+        if not self.is_bound and design_id.isdigit() and not self.initial.get("customer"):
+            design = designs.filter(pk=int(design_id)).first()
+            if design is not None and design.customer_id:
+                # Another team's customer on a shared design is simply not preselected.
+                with contextlib.suppress(CustomerNotFound):
+                    customer = customer_for(user=user, customer_id=design.customer_id)
+                    self.initial["customer"] = customer.pk
 
 
 class DiscountForm(forms.Form):
@@ -72,22 +163,103 @@ class LineForm(forms.Form):
 
 
 class LineAddForm(forms.Form):
-    kind = forms.ChoiceField(choices=LineKind.choices, label=_("Kind"), initial=LineKind.PRODUCT)
+    # Freight has its own form (one line, priced by amount).
+    kind = forms.ChoiceField(
+        choices=[c for c in LineKind.choices if c[0] != LineKind.FREIGHT],
+        label=_("Kind"),
+        initial=LineKind.PRODUCT,
+    )
     sku = forms.CharField(label=_("SKU"), max_length=64, required=False)
     description = forms.CharField(label=_("Description / note"), required=False)
     quantity = forms.IntegerField(label=_("Quantity"), min_value=1, initial=1, required=False)
     is_optional = forms.BooleanField(label=_("Optional"), required=False)
 
 
-class TermsForm(forms.Form):
-    terms = forms.CharField(label=_("Terms"), widget=forms.Textarea(attrs={"rows": 3}))
-    validity_days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=365)
-    tax_rate = forms.DecimalField(
-        label=_("Tax rate"),
+def _tax_percent_field(label: Any) -> forms.DecimalField:
+    return forms.DecimalField(
+        label=label,
         min_value=Decimal("0"),
-        max_value=Decimal("0.99"),
-        decimal_places=4,
-        help_text=_("A fraction: 0.13 is 13% VAT."),
+        max_value=Decimal("99.99"),
+        max_digits=5,
+        decimal_places=2,
+        help_text=_("In percent: 13 means 13%."),
+    )
+
+
+class TermsForm(forms.Form):
+    """VAT per line kind in percent, payment milestones per plan phase, terms and validity."""
+
+    terms = forms.CharField(
+        label=_("Terms"), widget=forms.Textarea(attrs={"rows": 3}), required=False
+    )
+    regenerate_terms = forms.BooleanField(
+        label=_("Write the terms again from the lines and milestones"), required=False
+    )
+    validity_days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=365)
+    goods_tax_percent = _tax_percent_field(_("VAT on goods (%)"))
+    services_tax_percent = _tax_percent_field(_("VAT on services (%)"))
+    freight_tax_percent = _tax_percent_field(_("VAT on freight (%)"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for phase in PHASES:
+            self.fields[f"milestone_{phase}"] = forms.DecimalField(
+                label=_("Paid on completing %(phase)s (%%)") % {"phase": phase_label(phase)},
+                min_value=Decimal("0"),
+                max_value=Decimal("100"),
+                max_digits=5,
+                decimal_places=2,
+                required=False,
+            )
+
+    @staticmethod
+    def initial_for(revision: Any) -> dict[str, Any]:
+        initial: dict[str, Any] = {
+            "terms": revision.terms,
+            "validity_days": revision.validity_days,
+            "goods_tax_percent": revision.tax_percent,
+            "services_tax_percent": revision.services_tax_percent,
+            "freight_tax_percent": revision.freight_tax_percent,
+        }
+        for milestone in revision.payment_milestones or []:
+            initial[f"milestone_{milestone['phase']}"] = milestone["percent"]
+        return initial
+
+    def milestones(self) -> list[dict[str, str]]:
+        return [
+            {"phase": phase, "percent": str(self.cleaned_data[f"milestone_{phase}"])}
+            for phase in PHASES
+            if self.cleaned_data.get(f"milestone_{phase}")
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not self.errors:
+            total = sum((m_percent for m_percent in self._percents()), Decimal("0"))
+            if total != Decimal("100"):
+                self.add_error(
+                    None,
+                    _("The payment milestones sum to %(total)s%%; they must sum to 100%%.")
+                    % {"total": format(total.normalize(), "f")},
+                )
+        return data
+
+    def _percents(self) -> list[Decimal]:
+        return [
+            Decimal(self.cleaned_data[f"milestone_{phase}"])
+            for phase in PHASES
+            if self.cleaned_data.get(f"milestone_{phase}")
+        ]
+
+
+class FreightForm(forms.Form):
+    freight = forms.DecimalField(
+        label=_("Freight"),
+        min_value=Decimal("0"),
+        max_digits=14,
+        decimal_places=2,
+        required=False,
+        help_text=_("In the quote's currency, before VAT; empty removes the freight line."),
     )
 
 
@@ -108,7 +280,9 @@ class AcceptForm(forms.Form):
 
     def __init__(self, *args: Any, optional_lines: Any = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["optional_lines"].choices = [
+        lines_field = self.fields["optional_lines"]
+        assert isinstance(lines_field, forms.ChoiceField)
+        lines_field.choices = [
             (line.pk, " · ".join(part for part in (line.sku, line.description) if part))
             for line in optional_lines
         ]

@@ -4,95 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from core.models import Team
+from core.models import Job, Team
 from quotes.pricing import PriceSource
-
-
-class Customer(models.Model):
-    """A customer of EZMAX. `external_source` + `external_id` identify it in the CRM."""
-
-    name_en = models.CharField(_("name (English)"), max_length=200)
-    name_zh = models.CharField(_("name (Chinese)"), max_length=200, blank=True)
-    external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
-    external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
-    preferred_language = models.CharField(
-        _("preferred language"), max_length=10, choices=settings.LANGUAGES, default="zh-hans"
-    )
-    team = models.ForeignKey(
-        Team, on_delete=models.PROTECT, related_name="customers", verbose_name=_("team")
-    )
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
-
-    class Meta:
-        verbose_name = _("customer")
-        verbose_name_plural = _("customers")
-        ordering = ["name_en"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["external_source", "external_id"],
-                condition=~models.Q(external_id=""),
-                name="customer_unique_external_id",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return self.name_zh or self.name_en
-
-
-class Contact(models.Model):
-    customer = models.ForeignKey(
-        Customer, on_delete=models.CASCADE, related_name="contacts", verbose_name=_("customer")
-    )
-    name = models.CharField(_("name"), max_length=120)
-    email = models.EmailField(_("email"), blank=True)
-    phone = models.CharField(_("phone"), max_length=40, blank=True)
-    title = models.CharField(_("job title"), max_length=120, blank=True)
-    is_primary = models.BooleanField(_("primary contact"), default=False)
-
-    class Meta:
-        verbose_name = _("contact")
-        verbose_name_plural = _("contacts")
-        ordering = ["-is_primary", "name"]
-
-    def __str__(self) -> str:
-        return self.name
-
-
-class Opportunity(models.Model):
-    """A sales opportunity (a deal in the CRM) a customer's quotes belong to. `external_source` +
-    `external_id` identify it in the CRM, as for customers."""
-
-    customer = models.ForeignKey(
-        Customer, on_delete=models.PROTECT, related_name="opportunities", verbose_name=_("customer")
-    )
-    name = models.CharField(_("name"), max_length=200)
-    external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
-    external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="opportunities",
-        verbose_name=_("owner"),
-    )
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-
-    class Meta:
-        verbose_name = _("opportunity")
-        verbose_name_plural = _("opportunities")
-        ordering = ["-created_at"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["external_source", "external_id"],
-                condition=~models.Q(external_id=""),
-                name="opportunity_unique_external_id",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class QuoteNumberCounter(models.Model):
@@ -133,10 +46,13 @@ class Quote(models.Model):
     sequence = models.PositiveIntegerField(_("sequence"))
     title = models.CharField(_("title"), max_length=200, blank=True)
     customer = models.ForeignKey(
-        Customer, on_delete=models.PROTECT, related_name="quotes", verbose_name=_("customer")
+        "customers.Customer",
+        on_delete=models.PROTECT,
+        related_name="quotes",
+        verbose_name=_("customer"),
     )
     opportunity = models.ForeignKey(
-        Opportunity,
+        "customers.Opportunity",
         on_delete=models.PROTECT,
         null=True,
         blank=True,
@@ -160,6 +76,12 @@ class Quote(models.Model):
     )
     currency = models.CharField(_("currency"), max_length=3, default="CNY")
     total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, default=0)
+    # An archived draft leaves the lists; it is kept (its number stays taken) and can be found
+    # with the "archived" filter.
+    archived_at = models.DateTimeField(_("archived at"), null=True, blank=True)
+    # The sales engineer the customer deals with, as the documents and the share page name them:
+    # {"name", "email", "phone"}, taken from the owner when the quote is made.
+    sales_contact = models.JSONField(_("sales engineer"), default=dict, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
@@ -177,6 +99,17 @@ class Quote(models.Model):
 
     def __str__(self) -> str:
         return self.number
+
+    @property
+    def contact(self) -> dict[str, str]:
+        """The sales engineer to name to the customer (older quotes: the owner, without phone)."""
+        contact = dict(self.sales_contact or {})
+        if not contact.get("name"):
+            contact["name"] = self.owner.get_full_name() or self.owner.get_username()
+            contact["email"] = self.owner.email or ""
+        contact.setdefault("email", "")
+        contact.setdefault("phone", "")
+        return contact
 
     @property
     def current_revision(self) -> "QuoteRevision | None":
@@ -207,9 +140,21 @@ class QuoteRevision(models.Model):
         default=Decimal("1"),
         help_text=_("Units of the quote's currency per unit of the price list's currency."),
     )
+    # VAT per line kind, as fractions (0.13); pages, forms and the API show and take percent.
     tax_rate = models.DecimalField(
-        _("tax rate"), max_digits=6, decimal_places=4, default=Decimal("0.13")
+        _("VAT on goods"), max_digits=6, decimal_places=4, default=Decimal("0.13")
     )
+    services_tax_rate = models.DecimalField(
+        _("VAT on services"), max_digits=6, decimal_places=4, default=Decimal("0.06")
+    )
+    freight_tax_rate = models.DecimalField(
+        _("VAT on freight"), max_digits=6, decimal_places=4, default=Decimal("0.09")
+    )
+    # [{"phase": "design", "percent": "30"}, ...]: the plan's phases at whose completion a
+    # share of the total is due; the shares sum to 100 (quotes.services.terms checks).
+    payment_milestones = models.JSONField(_("payment milestones"), default=list, blank=True)
+    # [{"rate": "13", "base": "1000.00", "tax": "130.00"}, ...] as priced, per VAT rate.
+    tax_breakdown = models.JSONField(_("tax per rate"), default=list, blank=True)
     terms = models.TextField(_("terms"), blank=True)
     validity_days = models.PositiveIntegerField(_("validity (days)"), default=30)
     valid_until = models.DateField(_("valid until"), null=True, blank=True)
@@ -283,7 +228,36 @@ class QuoteRevision(models.Model):
     @property
     def tax_percent(self) -> str:
         """0.1300 -> "13"; 0.0650 -> "6.5"."""
-        return format((self.tax_rate * 100).normalize(), "f")
+        return percent_text(self.tax_rate)
+
+    @property
+    def services_tax_percent(self) -> str:
+        return percent_text(self.services_tax_rate)
+
+    @property
+    def freight_tax_percent(self) -> str:
+        return percent_text(self.freight_tax_rate)
+
+    @property
+    def tax_rates(self) -> dict[str, Decimal]:
+        """The VAT rate of each line kind (quotes.pricing's `tax_rates`)."""
+        return {
+            LineKind.PRODUCT: self.tax_rate,
+            LineKind.SERVICE: self.services_tax_rate,
+            LineKind.FREIGHT: self.freight_tax_rate,
+        }
+
+    @property
+    def is_approved_for_customer(self) -> bool:
+        """Whether a document of this revision may go to the customer unmarked: approved, or
+        past approval (sent, accepted...), or a draft that needs no approval. A revision still
+        waiting for approval, or a draft nobody has checked, prints as a draft."""
+        return self.status not in (QuoteStatus.DRAFT, QuoteStatus.PENDING_APPROVAL)
+
+
+def percent_text(rate: Decimal) -> str:
+    """A fraction as the percent people type: 0.1300 -> "13", 0.0650 -> "6.5"."""
+    return format((rate * 100).normalize(), "f")
 
 
 def revision_label(quote_number: str, revision: int) -> str:
@@ -294,6 +268,7 @@ def revision_label(quote_number: str, revision: int) -> str:
 class LineKind(models.TextChoices):
     PRODUCT = "product", _("Product")
     SERVICE = "service", _("Service")
+    FREIGHT = "freight", _("Freight")
     NOTE = "note", _("Note")
 
 
@@ -339,6 +314,10 @@ class QuoteLine(models.Model):
     unit_price = models.DecimalField(_("unit price"), max_digits=14, decimal_places=2, default=0)
     line_total = models.DecimalField(_("line total"), max_digits=16, decimal_places=2, default=0)
     unit_cost = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    # The VAT rate the line was priced at (its kind's rate on the revision), as a fraction.
+    tax_rate = models.DecimalField(
+        _("VAT rate"), max_digits=6, decimal_places=4, default=Decimal("0")
+    )
 
     class Meta:
         verbose_name = _("quote line")
@@ -518,13 +497,18 @@ class DocumentStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
-class Document(models.Model):
-    """A PDF for one quote revision, and the job that renders it. One row per revision, kind,
-    language, template version and start date: asking again returns the same document.
+class Document(Job):
+    """A PDF for one quote revision, and the job that renders it (`core.jobs`: lease, heartbeat,
+    retries and sweep as for every job). One row per revision, kind, language, template version
+    and start date: asking again returns the same document.
 
     Its file is immutable: stored under a name carrying the document's id and the SHA-256 of the
     bytes (`storage_name`), never shared with another document and never rewritten; `sha256`
     is the hash of exactly those bytes, and every download checks it again."""
+
+    # A document's states keep the words the API, its webhooks and the pages have always shown.
+    RUNNING = DocumentStatus.RENDERING
+    DONE = DocumentStatus.READY
 
     revision = models.ForeignKey(
         QuoteRevision,
@@ -537,18 +521,8 @@ class Document(models.Model):
     template_version = models.CharField(_("template version"), max_length=20)
     start_date = models.DateField(_("project start"))
     status = models.CharField(
-        _("status"), max_length=10, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+        _("status"), max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
     )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    step = models.CharField(_("step"), max_length=30, blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
-    lease_expires_at = models.DateTimeField(_("lease expires at"), null=True, blank=True)
-    # Who holds the lease (a random token per take): only the holder renews it or stores a file.
-    lease_owner = models.CharField(_("lease holder"), max_length=32, blank=True)
-    # When its last message went to the broker: a queued job whose message is older than
-    # DOCUMENT_QUEUE_STALE_SECONDS is sent again (the broker may have lost it).
-    queued_at = models.DateTimeField(_("queued at"), null=True, blank=True)
-    error = models.TextField(_("error"), blank=True)  # in words, for the user
     file = models.FileField(_("file"), upload_to="documents/", blank=True)
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
     size_bytes = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)
@@ -559,11 +533,8 @@ class Document(models.Model):
         related_name="+",
         verbose_name=_("requested by"),
     )
-    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
-    class Meta:
+    class Meta(Job.Meta):
         verbose_name = _("document")
         verbose_name_plural = _("documents")
         ordering = ["-created_at", "-id"]
@@ -572,10 +543,6 @@ class Document(models.Model):
                 fields=["revision", "kind", "language", "template_version", "start_date"],
                 name="document_once_per_revision_language_version",
             )
-        ]
-        indexes = [
-            models.Index(fields=["status", "lease_expires_at"]),
-            models.Index(fields=["status", "queued_at"]),
         ]
 
     def __str__(self) -> str:

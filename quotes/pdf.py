@@ -5,7 +5,7 @@ reading the revision it is given; the job around it lives in quotes.documents.""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -15,22 +15,55 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core.errors import DomainError
+from planner import presenters
+from planner.alternatives import alternative_rows, proposal_catalog
+from planner.asbuilt_services import asbuilt_appendix_context
+from planner.engine.cabling import CablingRow, iter_cabling
+from planner.engine.design import Design as EngineDesign
+from planner.engine.graph import validate
+from planner.engine.result import DesignResult, result_from_json
+from planner.engine.text import Text
 from planner.exports import cabling_csv_chunks
-from planner.i18n import localized_result
-from planner.plan import build_plan
-from planner.services import design_size
+from planner.handover.elevations import design_elevations
+from planner.handover.rack_svg import elevations_svg
+from planner.i18n import plan_labels, translated
+from planner.meaning import proposal_meaning
+from planner.models import SizingSnapshot
+from planner.services import design_engine, design_size, sizing_snapshot_engine
 from planner.svg import gantt_svg, lengths_svg, topology_svg
 from quotes.models import QuoteRevision
 from quotes.selectors import grouped_lines
+from quotes.services.terms import phase_label
 
 # Bump when a template changes what a document says: a new version renders a new document.
-TEMPLATE_VERSION = "2026.11.3"
+TEMPLATE_VERSION = "2026.11.4"
+# The mark on every page of a revision not approved, in both languages whatever the document's:
+# whoever holds the paper must see it is not an offer.
+DRAFT_MARK = "草稿 · 未审批 / DRAFT · NOT APPROVED"
+# Beyond this many racks the elevations stay on the handover page: WeasyPrint draws SVG text
+# slowly (36 racks of a 1,024-GPU design added 0.85 s to the proposal, measured).
+RACKS_IN_PDF = 12
 # Beyond this many cables the schedule is attached to the PDF as a spreadsheet, not printed.
 CABLING_ROWS_IN_PDF = 60
 # Above this, even the attachment is left out; the design page and API stream it instead.
 CABLING_ROWS_ATTACHED = 250_000
 
 Progress = Callable[[int, str], None]
+
+
+def template_version_for(revision: QuoteRevision, version: str = TEMPLATE_VERSION) -> str:
+    """The document key's template version: a revision not yet approved renders a marked draft,
+    under its own key, so the PDF asked for once it is approved is a new, unmarked one."""
+    if revision.is_approved_for_customer:
+        return version
+    return f"{version}-d"
+
+
+class QuoteHasNoDesignResult(DomainError):
+    """A quote whose frozen design holds no sized result: nothing to put in a document."""
+
+    code = "quote_has_no_design_result"
 
 
 @dataclass(frozen=True)
@@ -42,11 +75,10 @@ class RenderedDocument:
 def _labels() -> dict[str, str]:
     """Labels inside the SVG drawings, in the active language (the design page's, plus the
     plan's phases)."""
-    from planner.views import role_labels, topology_labels
-
     return {
-        **topology_labels(),
-        **role_labels(),
+        **presenters.topology_labels(),
+        **presenters.role_labels(),
+        **plan_labels(),  # phases and deliverables of the Gantt chart
         "title": _("Cable lengths"),
         "requirements": _("Requirements"),
         "design": _("Design"),
@@ -78,10 +110,35 @@ def _style_reason(style: str) -> str:
     return reasons.get(style, "")
 
 
-def _failure_analysis(design: Any) -> list[dict[str, Any]]:
-    """Worst single switch and link failure per plane, from the engine's graph check."""
-    from planner.engine.graph import validate
+def _rack_labels() -> dict[str, str]:
+    return {
+        "power": _("Typical"),
+        "max": _("max"),
+        "over": _("over its height"),
+        "cable_manager": _("1U cable manager"),
+    }
 
+
+def _engine_design(revision: QuoteRevision, request: dict[str, Any]) -> EngineDesign | None:
+    """The engine's design behind the quote, for the graph check and the cabling schedule (the
+    stored result keeps counts, not every cable): the quote's frozen request sized against the
+    catalog snapshot the quote pinned, else the one its design was saved with; never today's
+    catalog, so a retired product stays on it."""
+    if not request:
+        return None
+    pinned = str((revision.design_snapshot or {}).get("sizing_snapshot") or "")
+    snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
+    if snapshot is not None:
+        return sizing_snapshot_engine(snapshot=snapshot, request_data=request)
+    design = revision.quote.design
+    if design is not None and design.result is not None:
+        return design_engine(design=design, request_data=request)
+    # The design is gone: today's catalog is the only one left to size against.
+    return design_size(request_data=request).design
+
+
+def _failure_analysis(design: EngineDesign) -> list[dict[str, Any]]:
+    """Worst single switch and link failure per plane, from the engine's graph check."""
     report = validate(design)
     rows = []
     for plane in report.planes:
@@ -99,16 +156,14 @@ def _failure_analysis(design: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _cabling_rows(design: Any, limit: int) -> list[Any]:
-    from planner.engine.cabling import iter_cabling
-
+def _cabling_rows(design: EngineDesign, limit: int) -> list[CablingRow]:
     return list(itertools.islice(iter_cabling(design), limit))
 
 
-def _printed_cabling_rows(rows: list[Any], gaps: dict[str, Any]) -> list[dict[str, Any]]:
+def _printed_cabling_rows(rows: list[CablingRow], gaps: Mapping[str, Text]) -> list[dict[str, Any]]:
     """Cabling rows as the proposal prints them: each end's cage and plug, a generic part by its
     name in the reader's language, and breakout legs ('+') allowed to wrap."""
-    from planner.views import part_name
+    part_name = presenters.part_name
 
     def plug(name: str) -> dict[str, Any]:
         return {"name": part_name("", name, gaps), "generic": name in gaps}
@@ -142,18 +197,17 @@ def _printed_cabling_rows(rows: list[Any], gaps: dict[str, Any]) -> list[dict[st
 
 
 def _group_tier_label(tier: str) -> str:
-    from planner.views import tier_label
-
     services = {
         "poc": _("POC validation"),
         "pilot": _("Pilot deployment"),
         "full": _("Full deployment"),
         "support": _("Operations support"),
+        "freight": _("Freight"),
     }
-    return services.get(tier) or tier_label(tier)
+    return services.get(tier) or presenters.tier_label(tier)
 
 
-def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
+def expected_figures(result: DesignResult) -> dict[str, Any]:
     """What the validation tests should show on this design, from first principles:
 
     - RoCEv2 goodput per link: a 4096-byte RDMA payload travels with 78 bytes of headers and
@@ -163,8 +217,8 @@ def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
       EZMAX brochure's baseline is > 95 % of line rate for large messages (chapter 5.2).
     - ib_write_lat: < 3 us between two servers through the fabric (brochure 5.2), plus about
       1 us per additional switch hop."""
-    speed = float(result.get("bandwidth_per_gpu_gbps") or 0)
-    tiers = int(result.get("tiers") or 1)
+    speed = float(result.bandwidth_per_gpu_gbps)
+    tiers = result.tiers or 1
     hops = 1 if tiers == 1 else (3 if tiers == 2 else 5)
     return {
         "link_gbps": speed,
@@ -176,21 +230,10 @@ def expected_figures(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _plan(revision: QuoteRevision, result: dict[str, Any], start: date) -> Any:
-    from planner.views import localized_bom, product_names
-
-    planes = result.get("planes") or [{}]
-    su_servers = int(planes[0].get("group_servers") or result.get("servers") or 1)
-    switches = sum(int(v) for v in (result.get("switches") or {}).values())
-    return build_plan(
-        servers=int(result.get("servers") or 1),
-        su_servers=su_servers,
-        cables=int(result.get("cables_total") or 0),
-        switches=switches,
-        # Product and generic part names in the document's language.
-        bom=localized_bom(result.get("bom") or [], product_names(result)),
-        start=start,
-    )
+def _stored_result(revision: QuoteRevision) -> DesignResult | None:
+    """The design result the quote froze, read through the codec."""
+    data = (revision.design_snapshot or {}).get("result")
+    return result_from_json(data) if data else None
 
 
 def document_context(
@@ -200,12 +243,17 @@ def document_context(
     attachments (the cabling schedule when it is too long to print)."""
     quote = revision.quote
     snapshot = revision.design_snapshot or {}
-    result: dict[str, Any] = snapshot.get("result") or {}
+    result = _stored_result(revision)
+    if result is None:
+        raise QuoteHasNoDesignResult(_("The quote's design has no sized result to document."))
     design_request: dict[str, Any] = snapshot.get("request") or {}
     labels = _labels()
     start = start_date or (revision.sent_at or revision.created_at or timezone.now()).date()
     progress(15, "plan")
-    plan = _plan(revision, result, start)
+    names = presenters.product_names(result)
+    # Product and generic part names in the document's language.
+    bom_lines = presenters.bom_rows(result.bom, names)
+    plan = presenters.result_plan(result, start=start, bom=bom_lines)
     context: dict[str, Any] = {
         "kind": kind,
         "revision": revision,
@@ -215,51 +263,67 @@ def document_context(
         "design_name": snapshot.get("name", ""),
         "scenario": quote.design.get_scenario_display() if quote.design_id else "",
         "today": timezone.localdate(),
-        "result": localized_result(result),
+        "result": presenters.shown_result(result),
         "request": design_request,
         "plan": plan,
         "gantt_svg": gantt_svg(plan, labels),
         "confidential": _("Confidential: prepared for %(customer)s; not for distribution.")
         % {"customer": quote.customer},
         "template_version": TEMPLATE_VERSION,
+        "draft_mark": "" if revision.is_approved_for_customer else DRAFT_MARK,
+        "contact": quote.contact,
+        "milestones": [
+            {"label": phase_label(m["phase"]), "percent": m["percent"]}
+            for m in revision.payment_milestones or []
+        ],
     }
     attachments: list[Any] = []
+    if kind == "plan" and quote.design_id:  # phases 4 and 5's acceptance report: as built
+        context.update(asbuilt_appendix_context(design=quote.design))
     if kind == "proposal":
         progress(30, "drawing")
         context["topology_svg"] = topology_svg(result, labels, width=700)
         context["lengths_svg"] = lengths_svg(result, labels, width=640)
-        context["style_reason"] = _style_reason(
-            (result.get("planes") or [{}])[0].get("style", result.get("fabric", ""))
-        )
+        compute = result.compute
+        context["style_reason"] = _style_reason(compute.style if compute else result.fabric)
         progress(45, "analysis")
-        # Sized once from the frozen request: the graph check and the cabling schedule need the
-        # engine's design, which the stored result (JSON) does not hold.
-        design = design_size(request_data=design_request).design if design_request else None
+        design = _engine_design(revision, design_request)
         context["failures"] = _failure_analysis(design) if design else []
+        context["meaning"] = proposal_meaning(quote.design if quote.design_id else None)
+        frozen = proposal_catalog(
+            pinned_sha256=str(snapshot.get("sizing_snapshot") or ""), design=quote.design
+        )
+        context["alternatives"] = (
+            alternative_rows(request_data=design_request, catalog=frozen) if frozen else []
+        )
+        context["alternatives_currency"] = revision.price_list_currency
+        if design is not None:
+            racks = design_elevations(design)
+            context["elevations_racks"] = len(racks.racks)
+            context["elevations_warnings"] = [translated(w) for w in racks.warnings]
+            context["elevations_svg"] = (
+                elevations_svg(racks, _rack_labels()) if len(racks.racks) <= RACKS_IN_PDF else ""
+            )
         context["expected"] = expected_figures(result)
-        from planner.views import gap_texts, link_rows, localized_bom, product_names
-
         # The quote's lines as written (in the customer's language, frozen with the quote).
         context["groups"] = grouped_lines(list(revision.lines.all()))
         for group in context["groups"]:
             group.tier_label = _group_tier_label(group.tier)
-        names = product_names(result)
-        context["link_rows"] = link_rows(result, names)
+        context["link_rows"] = presenters.link_rows(result, names)
         context["link_gaps"] = any(row["catalog_gap"] for row in context["link_rows"])
-        context["bom_lines"] = localized_bom(result.get("bom") or [], names)
-        context["power_max_w"] = result.get("power_max_w", result.get("power_w", 0))
-        context["rack_units"] = sum(
-            int(line.get("rack_units") or 0) for line in result.get("bom", [])
-        )
+        context["bom_lines"] = bom_lines
+        context["power_max_w"] = result.power_max_w
+        context["rack_units"] = result.rack_units
         progress(60, "cabling")
-        cables = int(result.get("cables_total") or 0)
+        cables = result.cables_total
         context["cabling_inline"] = []
         context["cabling_attached"] = False
         if design and cables <= CABLING_ROWS_IN_PDF:
             context["cabling_inline"] = _printed_cabling_rows(
-                _cabling_rows(design, CABLING_ROWS_IN_PDF), gap_texts(result)
+                _cabling_rows(design, CABLING_ROWS_IN_PDF), presenters.gap_texts(result)
             )
         elif design and cables <= CABLING_ROWS_ATTACHED:
+            # WeasyPrint loads Pango and friends: only the worker that renders pays for it.
             from weasyprint import Attachment
 
             rows = _cabling_rows(design, CABLING_ROWS_ATTACHED)

@@ -9,10 +9,14 @@ Rounding rules (the only places money is rounded, all ROUND_HALF_UP to 0.01):
    so it needs no rounding of its own.
 2. The list price shown per unit is `list price x exchange rate`, rounded to the cent (used for
    the "discount off list" figures, never for the amount charged).
-3. Tax is computed once, on the subtotal: `subtotal x tax rate`, rounded to the cent.
+3. Tax is computed once per VAT rate, on the sum of the (non-optional) line totals at that rate:
+   `base at rate x rate`, rounded to the cent; the tax is the sum of those. Each line's rate is
+   its own when given, else its kind's (`tax_rates`: goods 13 %, services 6 % in China), else the
+   quote's `tax_rate`.
 
 Consequences the tests rely on: the subtotal is exactly the sum of the (non-optional) line totals,
-every group subtotal is exactly the sum of its lines, and total = subtotal + tax, to the cent.
+every group subtotal is exactly the sum of its lines, the bases per rate sum to the subtotal, and
+total = subtotal + tax, to the cent.
 
 Which unit price applies, in order: a manual override; else the customer's contract price; else
 the best quantity tier whose minimum the line's quantity reaches; else the list price. The
@@ -26,8 +30,8 @@ design): it has no price to look up, so until the sales engineer enters one (an 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 CENT = Decimal("0.01")
@@ -49,6 +53,7 @@ def convert(amount: Decimal, rate: Decimal) -> Decimal:
 class LineKind:
     PRODUCT = "product"
     SERVICE = "service"
+    FREIGHT = "freight"
     NOTE = "note"
 
 
@@ -79,6 +84,7 @@ class LineInput:
     unit_cost: Decimal | None = None  # None: unknown (no margin for the line)
     discount_percent: Decimal = ZERO
     override_unit_price: Decimal | None = None
+    tax_rate: Decimal | None = None  # None: the kind's rate (see `price_quote`)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,21 @@ class PricedLine:
     list_total: Decimal
     unit_cost: Decimal | None
     cost_total: Decimal | None
+    tax_rate: Decimal | None = None  # None: the quote's rate (`totals_of`)
+
+
+@dataclass(frozen=True)
+class TaxAtRate:
+    rate: Decimal  # a fraction: 0.13
+    base: Decimal  # the non-optional line totals at this rate
+    tax: Decimal
+
+    def as_json(self) -> dict[str, str]:
+        return {
+            "rate": format((self.rate * HUNDRED).normalize(), "f"),
+            "base": str(self.base),
+            "tax": str(self.tax),
+        }
 
 
 @dataclass(frozen=True)
@@ -124,6 +145,7 @@ class Totals:
     discount_percent: Decimal  # (base_total - subtotal) / base_total, 2 decimals
     missing_prices: tuple[str, ...]  # SKUs without any price
     unpriced: tuple[str, ...] = ()  # keys of the lines to be priced (left out of every total)
+    taxes: tuple[TaxAtRate, ...] = ()  # per VAT rate, highest rate first
 
 
 @dataclass(frozen=True)
@@ -157,7 +179,10 @@ def _percent(part: Decimal, whole: Decimal) -> Decimal:
     return (part / whole * HUNDRED).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def price_line(line: LineInput, *, exchange_rate: Decimal) -> PricedLine:
+def price_line(
+    line: LineInput, *, exchange_rate: Decimal, tax_rate: Decimal | None = None
+) -> PricedLine:
+    rate = line.tax_rate if line.tax_rate is not None else tax_rate
     if line.kind == LineKind.NOTE:
         return PricedLine(
             key=line.key, kind=line.kind, plane=line.plane, tier=line.tier,
@@ -197,6 +222,7 @@ def price_line(line: LineInput, *, exchange_rate: Decimal) -> PricedLine:
         list_total=list_unit * quantity,
         unit_cost=cost,
         cost_total=cost * quantity if cost is not None else None,
+        tax_rate=rate,
     )
 
 
@@ -211,7 +237,15 @@ def totals_of(
     cost_total = sum((line.cost_total or ZERO for line in costed), ZERO)
     costed_revenue = sum((line.line_total for line in costed), ZERO)
     margin = costed_revenue - cost_total if costed else None
-    tax = money(subtotal * tax_rate)
+    bases: dict[Decimal, Decimal] = {}
+    for line in included:
+        rate = line.tax_rate if line.tax_rate is not None else tax_rate
+        bases[rate] = bases.get(rate, ZERO) + line.line_total
+    taxes = tuple(
+        TaxAtRate(rate=rate, base=base, tax=money(base * rate))
+        for rate, base in sorted(bases.items(), reverse=True)
+    )
+    tax = sum((at_rate.tax for at_rate in taxes), ZERO)
     return Totals(
         list_total=sum((line.list_total for line in included), ZERO),
         base_total=base_total,
@@ -229,6 +263,7 @@ def totals_of(
         unpriced=tuple(
             line.key for line in charged if line.price_source == PriceSource.TO_BE_PRICED
         ),
+        taxes=taxes,
     )
 
 
@@ -237,15 +272,21 @@ def price_quote(
     *,
     exchange_rate: Decimal = Decimal("1"),
     tax_rate: Decimal = ZERO,
+    tax_rates: Mapping[str, Decimal] | None = None,
     currency: str = "",
 ) -> PricedQuote:
     """Price every line and total them. Lines keep their input order; groups are listed in the
-    order their first line appears."""
+    order their first line appears. `tax_rates` maps a line kind to its VAT rate; kinds it
+    leaves out are taxed at `tax_rate`."""
     if exchange_rate <= 0:
         raise ValueError("The exchange rate must be positive.")
-    if tax_rate < 0:
+    rates = dict(tax_rates or {})
+    if tax_rate < 0 or any(rate < 0 for rate in rates.values()):
         raise ValueError("The tax rate must not be negative.")
-    priced = tuple(price_line(line, exchange_rate=exchange_rate) for line in lines)
+    priced = tuple(
+        price_line(line, exchange_rate=exchange_rate, tax_rate=rates.get(line.kind, tax_rate))
+        for line in lines
+    )
     groups: dict[tuple[str, str], list[PricedLine]] = {}
     for line in priced:
         groups.setdefault((line.plane, line.tier), []).append(line)
@@ -284,8 +325,6 @@ def with_options(quote: PricedQuote, chosen_keys: Iterable[str]) -> Totals:
 
 
 def _include(line: PricedLine) -> PricedLine:
-    from dataclasses import replace
-
     return replace(line, optional=False)
 
 
@@ -293,7 +332,11 @@ def _include(line: PricedLine) -> PricedLine:
 
 SERVICE_POC = "EZMAX-SVC-POC"
 SERVICE_INSTALL_DAY = "EZMAX-SVC-INSTALL-DAY"
-SERVICE_SUPPORT_YEAR = "EZMAX-SVC-SUPPORT-YEAR"
+SERVICE_SUPPORT_YEAR = "EZMAX-SVC-SUPPORT-YEAR"  # flat, per year: older quotes only
+SERVICE_SUPPORT_SWITCH_YEAR = "EZMAX-SVC-SUPPORT-SWITCH-YEAR"
+SERVICE_SUPPORT_GPU_YEAR = "EZMAX-SVC-SUPPORT-GPU-YEAR"
+SUPPORT_BASIS_SWITCH = "switch"
+SUPPORT_BASIS_GPU = "gpu"
 
 
 @dataclass(frozen=True)
@@ -308,7 +351,12 @@ def _ceil_div(a: int, b: int) -> int:
 
 
 def service_quantities(
-    *, servers: int, switches: int, support_years: int = 1
+    *,
+    servers: int,
+    switches: int,
+    gpus: int = 0,
+    support_years: int = 1,
+    support_basis: str = SUPPORT_BASIS_SWITCH,
 ) -> tuple[ServiceQuantity, ...]:
     """Service lines derived from the design's size (the brochure's implementation phases).
 
@@ -317,7 +365,9 @@ def service_quantities(
       one day per 8 servers (NIC install, RoCE tuning, tests), at least 2 days; the pilot phase
       takes one fifth of it (rounded up, at least 1 day) and the full deployment the rest (at
       least 1 day).
-    - Support: one line per year asked for (0 years: no support line).
+    - Support scales with what is supported: switch-years (one per switch per year) or GPU-years,
+      as the price list says (`support_basis`); 0 years: no support line. A design without a
+      switch (or GPU) count is supported as one unit, never left free.
     """
     install_days = max(2, switches + _ceil_div(max(servers, 0), 8))
     pilot = max(1, _ceil_div(install_days, 5))
@@ -328,7 +378,11 @@ def service_quantities(
         ServiceQuantity(SERVICE_INSTALL_DAY, "full", full),
     ]
     if support_years > 0:
-        lines.append(ServiceQuantity(SERVICE_SUPPORT_YEAR, "support", support_years))
+        if support_basis == SUPPORT_BASIS_GPU:
+            sku, units = SERVICE_SUPPORT_GPU_YEAR, max(1, gpus)
+        else:
+            sku, units = SERVICE_SUPPORT_SWITCH_YEAR, max(1, switches)
+        lines.append(ServiceQuantity(sku, "support", units * support_years))
     return tuple(lines)
 
 

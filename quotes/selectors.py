@@ -1,5 +1,6 @@
-"""Reads for quotes and customers. Visibility is decided here, once, for pages and the API alike:
-an engineer sees the quotes of their own and of their team; anything else is a 404."""
+"""Reads for quotes. Visibility is decided here, once, for pages and the API alike: an engineer
+sees the quotes of their own and of their team; anything else is a 404 (customers and their
+opportunities: customers.selectors)."""
 
 from __future__ import annotations
 
@@ -7,27 +8,26 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Prefetch, Q, QuerySet
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as AuthUser
+from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from core.selectors import user_team
 from quotes import pricing
 from quotes.models import (
     AuditEvent,
-    Customer,
     Document,
     DocumentKind,
     DocumentStatus,
     LineKind,
-    Opportunity,
     Quote,
     QuoteLine,
     QuoteRevision,
     ShareLink,
 )
 
-User = AbstractBaseUser | AnonymousUser
+User = AuthUser | AnonymousUser
 
 # Planes in the order a proposal lists them; anything else follows, services last.
 PLANE_ORDER = ("compute", "storage", "frontend", "oob", "management")
@@ -55,34 +55,9 @@ def quotes_visible_to(user: User) -> QuerySet[Quote]:
     return quotes.filter(mine | Q(team=team)) if team else quotes.filter(mine)
 
 
-def customers_visible_to(user: User) -> QuerySet[Customer]:
-    customers = Customer.objects.select_related("team").prefetch_related("contacts")
-    if not user.is_authenticated:
-        return customers.none()
-    if getattr(user, "is_superuser", False):
-        return customers
-    team = user_team(user)
-    return customers.filter(team=team) if team else customers.none()
-
-
-def opportunities_visible_to(user: User) -> QuerySet[Opportunity]:
-    """Opportunities of the customers the user sees."""
-    return Opportunity.objects.select_related("customer", "owner").filter(
-        customer__in=customers_visible_to(user)
-    )
-
-
 def revisions_of(quote: Quote) -> QuerySet[QuoteRevision]:
     return quote.revisions.select_related("approved_by", "sent_by", "created_by").order_by(
         "-number"
-    )
-
-
-def revision_with_lines(revision_id: int) -> QuoteRevision:
-    return (
-        QuoteRevision.objects.select_related("quote", "quote__customer", "approved_by")
-        .prefetch_related(Prefetch("lines", queryset=QuoteLine.objects.order_by("position", "id")))
-        .get(pk=revision_id)
     )
 
 
@@ -202,5 +177,6 @@ def revision_priced(revision: QuoteRevision) -> pricing.PricedQuote:
         revision_pricing_inputs(revision),
         exchange_rate=revision.exchange_rate,
         tax_rate=revision.tax_rate,
+        tax_rates=revision.tax_rates,
         currency=revision.currency,
     )

@@ -1,4 +1,4 @@
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 
 from quotes import document_views, views
 
@@ -22,6 +22,13 @@ urlpatterns = [
     path("<int:pk>/r<int:number>/discount/", views.revision_discount, name="revision-discount"),
     path("<int:pk>/r<int:number>/terms/", views.terms_update, name="revision-terms"),
     path("<int:pk>/r<int:number>/lines/add/", views.line_add, name="line-add"),
+    path("<int:pk>/r<int:number>/freight/", views.freight_update, name="revision-freight"),
+    path("<int:pk>/r<int:number>/quote.xlsx", views.quote_xlsx, name="revision-xlsx"),
+    re_path(
+        r"^(?P<pk>\d+)/(?P<action>archive|restore|delete)/$",
+        views.quote_archive,
+        name="quote-archive",
+    ),
     path("<int:pk>/r<int:number>/links/new/", views.share_link_create, name="share-link-create"),
     re_path(
         r"^(?P<pk>\d+)/r(?P<number>\d+)/(?P<action>submit|approve|reject|send)/$",
@@ -31,4 +38,5 @@ urlpatterns = [
     path("<int:pk>/lines/<int:line_id>/", views.line_update, name="line-update"),
     path("<int:pk>/lines/<int:line_id>/delete/", views.line_delete, name="line-delete"),
     path("<int:pk>/links/<int:link_id>/revoke/", views.share_link_revoke, name="share-link-revoke"),
+    path("", include("quotes.meaning_urls")),
 ]

@@ -1,5 +1,7 @@
 """Quote pages. Reads go through `quotes.selectors` (someone else's quote is a 404), writes through
-`quotes.services`; a refusal (DomainError) is shown as a message, in the business's words."""
+`quotes.services`; a refusal (DomainError) is shown as a message, in the business's words. Which
+buttons a page shows is asked of `quotes.transitions` (the context's `actions`), never decided
+here from a status."""
 
 from __future__ import annotations
 
@@ -8,27 +10,32 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import DomainError
-from quotes import selectors, services
+from core.services import user_signed_in
+from quotes import exports, selectors, services, transitions
 from quotes.document_views import DocumentRequestForm
 from quotes.filters import QuoteFilter
 from quotes.forms import (
     AcceptForm,
     DeclineForm,
     DiscountForm,
+    FreightForm,
     LineAddForm,
     LineForm,
     QuoteCreateForm,
     RejectForm,
     TermsForm,
 )
-from quotes.models import Quote, QuoteLine, QuoteRevision, QuoteStatus, ShareLink
+from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
+from quotes.services.terms import phase_label
+from quotes.transitions import Action
 
 
 def _client_ip(request: HttpRequest) -> str | None:
@@ -59,6 +66,9 @@ def _refused(request: HttpRequest, exc: DomainError) -> None:
 @permission_required("quotes.view_quote", raise_exception=True)
 def quote_list(request: HttpRequest) -> HttpResponse:
     quotes = selectors.quotes_visible_to(request.user)
+    # Archived drafts leave the list; `?archived=1` shows them (to restore or delete).
+    show_archived = request.GET.get("archived") == "1"
+    quotes = quotes.filter(archived_at__isnull=not show_archived)
     quote_filter = QuoteFilter(request.GET or None, queryset=quotes, request=request)
     page = Paginator(quote_filter.qs, 25).get_page(request.GET.get("page"))
     params = request.GET.copy()
@@ -72,6 +82,7 @@ def quote_list(request: HttpRequest) -> HttpResponse:
             "quotes": page.object_list,
             "querystring": params.urlencode(),
             "filtered": bool(params),
+            "show_archived": show_archived,
         },
     )
 
@@ -79,13 +90,13 @@ def quote_list(request: HttpRequest) -> HttpResponse:
 @login_required
 @permission_required("quotes.add_quote", raise_exception=True)
 def quote_create(request: HttpRequest) -> HttpResponse:
-    initial = {"design": request.GET.get("design"), "support_years": 1}
-    form = QuoteCreateForm(request.POST or None, user=request.user, initial=initial)
+    initial = {"support_years": 1, **request.GET.dict()}
+    form = QuoteCreateForm(request.POST or None, user=user_signed_in(request.user), initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             quote = services.quote_create(
-                user=request.user,
+                user=user_signed_in(request.user),
                 design=data["design"],
                 customer=data["customer"],
                 price_list=data["price_list"],
@@ -93,6 +104,7 @@ def quote_create(request: HttpRequest) -> HttpResponse:
                 exchange_rate=data["exchange_rate"],
                 support_years=data["support_years"],
                 title=data["title"],
+                contact_phone=data["contact_phone"] or None,
             )
         except DomainError as exc:
             exc.add_to_form(form)
@@ -111,8 +123,11 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
     number = request.GET.get("rev")
     revision = next((r for r in revisions if str(r.number) == number), revisions[0])
     lines = list(revision.lines.order_by("position", "id"))
-    can_change = request.user.has_perm("quotes.change_quote") and revision.is_editable
-    is_latest = revision.pk == revisions[0].pk
+    actions = transitions.actions_for(
+        request.user,
+        revision,
+        is_latest=revision.pk == revisions[0].pk,
+    )
     return render(
         request,
         "quotes/quote_detail.html",
@@ -122,22 +137,17 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "revisions": revisions,
             "groups": selectors.grouped_lines(lines),
             "show_margin": selectors.can_view_margin(request.user),
-            "can_change": can_change,
-            "can_approve": request.user.has_perm("quotes.approve_quote")
-            and revision.status == QuoteStatus.PENDING_APPROVAL,
-            "can_submit": can_change and revision.status == QuoteStatus.DRAFT,
-            "can_send": can_change and revision.status in (QuoteStatus.DRAFT, QuoteStatus.APPROVED),
-            "can_revise": is_latest
-            and revision.status in (QuoteStatus.SENT, QuoteStatus.DECLINED, QuoteStatus.EXPIRED),
+            "actions": actions,
+            # Approval reasons matter while the revision can still change (is not yet sent).
+            "is_open": transitions.allows(revision.status, Action.EDIT),
             "discount_form": DiscountForm(initial={"discount_percent": 0}),
             "line_add_form": LineAddForm(),
-            "terms_form": TermsForm(
-                initial={
-                    "terms": revision.terms,
-                    "validity_days": revision.validity_days,
-                    "tax_rate": revision.tax_rate,
-                }
-            ),
+            "terms_form": TermsForm(initial=TermsForm.initial_for(revision)),
+            "freight_form": FreightForm(initial={"freight": _freight_amount(lines)}),
+            "milestones": [
+                {"label": phase_label(m["phase"]), "percent": m["percent"]}
+                for m in revision.payment_milestones
+            ],
             "reject_form": RejectForm(),
             "share_links": revision.share_links.all(),
             "audit_events": selectors.audit_events_of(quote)[:50],
@@ -157,22 +167,25 @@ def revision_action(request: HttpRequest, pk: int, number: int, action: str) -> 
     revision = _revision(request, pk, number)
     try:
         if action == "submit":
-            services.revision_submit(user=request.user, revision=revision)
-            revision.refresh_from_db()
-            if revision.status == QuoteStatus.PENDING_APPROVAL:
+            revision = services.revision_submit(
+                user=user_signed_in(request.user), revision=revision
+            )
+            if transitions.allows(revision.status, Action.APPROVE):
                 messages.info(request, _("Submitted: a sales manager must approve it."))
             else:
                 messages.success(request, _("Submitted: no approval needed, it can be sent."))
         elif action == "approve":
-            services.revision_approve(user=request.user, revision=revision)
+            services.revision_approve(user=user_signed_in(request.user), revision=revision)
             messages.success(request, _("Approved."))
         elif action == "reject":
             form = RejectForm(request.POST)
             reason = form.data.get("reason", "")
-            services.revision_reject(user=request.user, revision=revision, reason=reason)
+            services.revision_reject(
+                user=user_signed_in(request.user), revision=revision, reason=reason
+            )
             messages.info(request, _("Sent back to draft."))
         elif action == "send":
-            services.revision_send(user=request.user, revision=revision)
+            services.revision_send(user=user_signed_in(request.user), revision=revision)
             messages.success(request, _("Sent: the customer's link is below."))
         else:
             return HttpResponse(status=404)
@@ -187,7 +200,7 @@ def revision_action(request: HttpRequest, pk: int, number: int, action: str) -> 
 def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
     quote = _quote(request, pk)
     try:
-        revision = services.quote_revise(user=request.user, quote=quote)
+        revision = services.quote_revise(user=user_signed_in(request.user), quote=quote)
     except DomainError as exc:
         _refused(request, exc)
         return redirect("quotes:quote-detail", pk=quote.pk)
@@ -206,7 +219,7 @@ def revision_discount(request: HttpRequest, pk: int, number: int) -> HttpRespons
         return _back(revision)
     try:
         services.revision_discount_apply(
-            user=request.user,
+            user=user_signed_in(request.user),
             revision=revision,
             discount_percent=form.cleaned_data["discount_percent"],
         )
@@ -236,15 +249,97 @@ def terms_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     revision = _revision(request, pk, number)
     form = TermsForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, _form_errors(form))
         return _back(revision)
+    data = form.cleaned_data
     try:
-        services.revision_terms_update(user=request.user, revision=revision, **form.cleaned_data)
+        services.revision_commercial_update(
+            user=user_signed_in(request.user),
+            revision=revision,
+            goods_tax_percent=data["goods_tax_percent"],
+            services_tax_percent=data["services_tax_percent"],
+            freight_tax_percent=data["freight_tax_percent"],
+            payment_milestones=form.milestones(),
+            terms=None if data["regenerate_terms"] else data["terms"],
+            validity_days=data["validity_days"],
+            regenerate_terms=data["regenerate_terms"],
+        )
     except DomainError as exc:
         _refused(request, exc)
     else:
         messages.success(request, _("Terms updated."))
     return _back(revision)
+
+
+def _form_errors(form: Any) -> str:
+    """Every error of a form, each naming its field by its label (never its code)."""
+    parts: list[str] = []
+    for name, errors in form.errors.items():
+        label = form.fields[name].label if name in form.fields else ""
+        parts.extend(f"{label}: {error}" if label else str(error) for error in errors)
+    return " ".join(parts)
+
+
+def _freight_amount(lines: list[QuoteLine]) -> Any:
+    return next((line.override_unit_price for line in lines if line.kind == LineKind.FREIGHT), None)
+
+
+@require_POST
+@login_required
+@permission_required("quotes.change_quote", raise_exception=True)
+def freight_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    revision = _revision(request, pk, number)
+    form = FreightForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return _back(revision)
+    try:
+        services.revision_freight_set(
+            user=user_signed_in(request.user),
+            revision=revision,
+            amount=form.cleaned_data["freight"],
+        )
+    except DomainError as exc:
+        _refused(request, exc)
+    else:
+        messages.success(request, _("Freight updated."))
+    return _back(revision)
+
+
+@require_POST
+@login_required
+@permission_required("quotes.change_quote", raise_exception=True)
+def quote_archive(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    """Archive, restore or delete a draft quote never sent."""
+    quote = _quote(request, pk)
+    try:
+        if action == "delete":
+            number = services.quote_delete(user=user_signed_in(request.user), quote=quote)
+            messages.success(request, _("Quote %(number)s deleted.") % {"number": number})
+            return redirect("quotes:quote-list")
+        services.quote_archive(
+            user=user_signed_in(request.user), quote=quote, archived=action == "archive"
+        )
+    except DomainError as exc:
+        _refused(request, exc)
+    else:
+        if action == "archive":
+            messages.success(request, _("Archived: the quote left the lists."))
+        else:
+            messages.success(request, _("Restored."))
+    return redirect("quotes:quote-detail", pk=quote.pk)
+
+
+@require_GET
+@login_required
+@permission_required("quotes.view_quote", raise_exception=True)
+def quote_xlsx(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The revision as a spreadsheet for the customer's procurement."""
+    revision = _revision(request, pk, number)
+    content = exports.quote_xlsx(revision, language=translation.get_language() or "en")
+    response = HttpResponse(content, content_type=exports.XLSX_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{revision.label}.xlsx"'
+    return response
 
 
 def _line(request: HttpRequest, pk: int, line_id: int) -> QuoteLine:
@@ -261,12 +356,12 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
     line = _line(request, pk, line_id)
     form = LineForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
         return _back(line.revision)
     data: dict[str, Any] = form.cleaned_data
     try:
         services.revision_line_update(
-            user=request.user,
+            user=user_signed_in(request.user),
             line=line,
             quantity=data["quantity"],
             discount_percent=data["discount_percent"],
@@ -288,12 +383,12 @@ def line_add(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     revision = _revision(request, pk, number)
     form = LineAddForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
         return _back(revision)
     data = form.cleaned_data
     try:
         services.revision_line_add(
-            user=request.user,
+            user=user_signed_in(request.user),
             revision=revision,
             kind=data["kind"],
             sku=data["sku"].strip(),
@@ -314,7 +409,7 @@ def line_add(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def line_delete(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
     line = _line(request, pk, line_id)
     try:
-        services.revision_line_delete(user=request.user, line=line)
+        services.revision_line_delete(user=user_signed_in(request.user), line=line)
     except DomainError as exc:
         _refused(request, exc)
     else:
@@ -328,7 +423,7 @@ def line_delete(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
 def share_link_create(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     revision = _revision(request, pk, number)
     try:
-        services.share_link_create(user=request.user, revision=revision)
+        services.share_link_create(user=user_signed_in(request.user), revision=revision)
     except DomainError as exc:
         _refused(request, exc)
     else:
@@ -344,8 +439,12 @@ def share_link_revoke(request: HttpRequest, pk: int, link_id: int) -> HttpRespon
     link = get_object_or_404(
         ShareLink.objects.select_related("revision"), pk=link_id, revision__quote=quote
     )
-    services.share_link_revoke(user=request.user, link=link)
-    messages.success(request, _("Link withdrawn: it no longer opens the proposal."))
+    try:
+        services.share_link_revoke(user=user_signed_in(request.user), link=link)
+    except DomainError as exc:
+        _refused(request, exc)
+    else:
+        messages.success(request, _("Link withdrawn: it no longer opens the proposal."))
     return _back(link.revision)
 
 
@@ -355,8 +454,6 @@ def share_link_revoke(request: HttpRequest, pk: int, link_id: int) -> HttpRespon
 def _link_or_404(token: str) -> ShareLink:
     link = selectors.share_link_by_token(token)
     if link is None:
-        from django.http import Http404
-
         raise Http404
     return link
 
@@ -364,6 +461,7 @@ def _link_or_404(token: str) -> ShareLink:
 def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
     revision = link.revision
     lines = list(revision.lines.order_by("position", "id"))
+    refusal = transitions.decision_refusal(revision, link, today=timezone.localdate())
     return {
         "link": link,
         "revision": revision,
@@ -371,10 +469,16 @@ def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
         "groups": selectors.grouped_lines(lines),
         "show_margin": False,
         "decision": getattr(revision, "decision", None),
-        "answerable": revision.status == QuoteStatus.SENT,
+        "actions": frozenset(),  # the customer's page offers no staff action
+        "answerable": refusal is None,
+        "refusal": refusal.message if refusal is not None else "",
         "accept_form": AcceptForm(optional_lines=[x for x in lines if x.is_optional]),
         "decline_form": DeclineForm(auto_id="decline_%s"),
         "pdf": selectors.revision_proposal_document(revision),
+        "milestones": [
+            {"label": phase_label(m["phase"]), "percent": m["percent"]}
+            for m in revision.payment_milestones or []
+        ],
         **extra,
     }
 

@@ -113,7 +113,7 @@ def worker_env(settings) -> dict[str, str]:
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     env["CELERY_TASK_DEFAULT_QUEUE"] = settings.CELERY_TASK_DEFAULT_QUEUE
     env["DOCUMENTS_QUEUE"] = settings.DOCUMENTS_QUEUE
-    env["DOCUMENT_LEASE_SECONDS"] = str(settings.DOCUMENT_LEASE_SECONDS)
+    env["JOB_LEASE_SECONDS"] = str(settings.JOB_LEASE_SECONDS)
     env["CELERY_DATA_DIR"] = str(settings.CELERY_DATA_DIR)
     env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
     if db["ENGINE"] == "django.db.backends.postgresql":

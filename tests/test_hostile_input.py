@@ -20,8 +20,8 @@ from rest_framework.test import APIClient
 
 from core.models import TokenScope
 from core.services import api_token_create
+from customers.models import Customer, Opportunity
 from planner import exports
-from quotes.models import Customer, Opportunity
 from tests.quotes.factories import CustomerFactory, DesignFactory, load_seed_subset, small_result
 
 pytestmark = pytest.mark.django_db
@@ -451,9 +451,9 @@ def test_a_value_the_database_refuses_is_a_400_problem_not_a_500(
 ):
     """The safety net under the field checks: with the path check switched off, PostgreSQL
     refuses the 60-character source (SQLite would store it), and the answer is still a 400."""
-    import quotes.api
+    import customers.api.views
 
-    monkeypatch.setattr(quotes.api, "crm_key_check", lambda *args: None)
+    monkeypatch.setattr(customers.api.views, "crm_key_check", lambda *args: None)
     response = api(engineer).put(
         f"/api/v1/customers/by-external-id/{'s' * 60}/C-1/", {"name_en": "A"}, format="json"
     )

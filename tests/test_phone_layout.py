@@ -35,8 +35,9 @@ def data(engineer):
     sent quote with its share link."""
     load_seed_catalog()
     from core.selectors import user_team
+    from customers.models import Customer
     from planner.services import design_create, design_save_draft
-    from quotes.models import Customer, DiscountPolicy
+    from quotes.models import DiscountPolicy
     from quotes.services import _unpriced_lines, quote_create, revision_line_update, revision_send
 
     DiscountPolicy.objects.all().delete()  # nothing needs approval: the quote can be sent
@@ -107,17 +108,19 @@ def test_every_page_fits_a_390px_phone_in_both_languages(live_server, browser, e
     engineer_pages = {
         "home": "/",
         "designs": "/designs/",
+        "designs-archived": "/designs/?archived=1",
         "design": f"/designs/{design.pk}/",
         "design-new": "/designs/new/",
         **{f"wizard-{step}": f"/designs/{wizard_pk}/wizard/{step}/" for step in STEP_KEYS},
         "quotes": "/quotes/",
+        "customers": "/customers/",
         "quote-new": f"/quotes/new/?design={design.pk}",
         "quote-draft": f"/quotes/{draft.pk}/",
         "quote-sent": f"/quotes/{sent.pk}/",
         "catalog": "/catalog/",
         "product": "/catalog/products/MSN2410-CB2F/",
     }
-    manager_pages = {"quotes": "/quotes/", "quote-draft": f"/quotes/{draft.pk}/"}
+    manager_pages = {"home": "/", "quotes": "/quotes/", "quote-draft": f"/quotes/{draft.pk}/"}
     public_pages = {"login": "/accounts/login/", "share": f"/s/{data['token']}/"}
 
     measured: dict[str, int] = {}

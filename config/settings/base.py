@@ -3,11 +3,16 @@ environment (django-environ); see `.env.example` for the full list."""
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
+import django_stubs_ext
 import environ
 from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 from django_guid.integrations import CeleryIntegration
+
+# Django's generic classes subscriptable at run time, as the type checker reads them.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -42,6 +47,7 @@ INSTALLED_APPS = [
     "core",
     "catalog",
     "planner",
+    "customers",
     "quotes",
 ]
 
@@ -132,6 +138,7 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", _("Simplified Chinese")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["core.formats"]  # zh-Hans groups digits like en
 TIME_ZONE = env("TIME_ZONE", default="Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True
@@ -141,7 +148,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / "media")))
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     # Generated documents are private: they are served through an authorising view, never MEDIA_URL.
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
@@ -218,6 +225,7 @@ REST_FRAMEWORK = {
 # The customer's share pages (/s/<token>/...), per client address.
 SHARE_THROTTLE_RATE = env("SHARE_THROTTLE_RATE", default="60/min")
 API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
+EXPORT_SYNC_MAX_ROWS = env.int("EXPORT_SYNC_MAX_ROWS", default=100_000)  # larger: a job
 
 # Webhook targets (core.webhooks): https to public addresses only. http:// only when allowed;
 # private networks (an on-premises CRM, e.g. 10.20.0.0/16) only when listed here.
@@ -251,6 +259,7 @@ SPECTACULAR_SETTINGS = {
         "LineKindEnum": "quotes.models.LineKind",
         "DocumentKindEnum": "quotes.models.DocumentKind",
         "DocumentStatusEnum": "quotes.models.DocumentStatus",
+        "JobStatusEnum": "core.models.JobStatus",
     },
 }
 
@@ -285,16 +294,32 @@ IDEMPOTENCY_IN_FLIGHT_SECONDS = env.int(
     "IDEMPOTENCY_IN_FLIGHT_SECONDS", default=GUNICORN_TIMEOUT + 5
 )
 
+# --- Background jobs: every time limit in one place ---------------------------------------------
+# Documents and worker probes run through one scheme (core.jobs). A worker holds a short lease on
+# its job, renewed by a heartbeat thread every third of it; a lease that runs out means the worker
+# died, and the sweep (every JOB_SWEEP_SECONDS) queues the job again: a killed job is taken over
+# within lease + sweep period (30 + 15 s), up to JOB_MAX_ATTEMPTS takes. A queued job whose
+# message went to the broker longer ago than JOB_QUEUE_STALE_SECONDS is sent again (the broker may
+# have lost it: a Redis restart without persistence); a duplicate message is harmless (tasks are
+# idempotent). Lost jobs are sent again within stale + sweep period (60 + 15 s).
+JOB_SOFT_TIME_LIMIT_SECONDS = env.int("JOB_SOFT_TIME_LIMIT_SECONDS", default=300)
+JOB_TIME_LIMIT_SECONDS = env.int("JOB_TIME_LIMIT_SECONDS", default=360)
+JOB_LEASE_SECONDS = env.int("JOB_LEASE_SECONDS", default=30)
+JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=JOB_LEASE_SECONDS / 3)
+JOB_SWEEP_SECONDS = env.int("JOB_SWEEP_SECONDS", default=15)
+JOB_QUEUE_STALE_SECONDS = env.int("JOB_QUEUE_STALE_SECONDS", default=60)
+JOB_MAX_ATTEMPTS = env.int("JOB_MAX_ATTEMPTS", default=3)
+# The broker must not hand a message to another worker while the first may still be running it,
+# so its visibility timeout is far longer than the hard limit.
+CELERY_VISIBILITY_TIMEOUT = env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+
 # --- Celery -------------------------------------------------------------------------------------
 # Redis when REDIS_URL is set; otherwise kombu's filesystem transport, so that a bare machine still
 # runs a real worker process with no server to install.
 REDIS_URL = env("REDIS_URL", default="")
 CELERY_DATA_DIR = Path(env("CELERY_DATA_DIR", default=str(VAR_DIR / "celery")))
-# The longest task (a large PDF) is capped by the hard limit; the broker must not hand a message to
-# another worker while the first may still be running it, so the visibility timeout is far longer.
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
-CELERY_VISIBILITY_TIMEOUT = env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+CELERY_TASK_SOFT_TIME_LIMIT = JOB_SOFT_TIME_LIMIT_SECONDS
+CELERY_TASK_TIME_LIMIT = JOB_TIME_LIMIT_SECONDS
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
@@ -324,37 +349,28 @@ CELERY_RESULT_EXPIRES = timedelta(days=1)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=800_000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
-# A job that keeps killing its worker is given up after this many deliveries (see core.jobs).
-JOB_MAX_ATTEMPTS = env.int("JOB_MAX_ATTEMPTS", default=3)
-# Periodic work scans the database (never delayed tasks): expiring quotes, re-queueing or failing
-# background jobs whose worker died (their lease ran out).
-DOCUMENT_SWEEP_SECONDS = env.int("DOCUMENT_SWEEP_SECONDS", default=15)
+
+
+def _sweep(task: str) -> dict[str, object]:
+    # Sweeps sent while no worker ran are dropped, not run one after another on its return.
+    return {"task": task, "schedule": JOB_SWEEP_SECONDS, "options": {"expires": JOB_SWEEP_SECONDS}}
+
+
+# Periodic work scans the database (never delayed tasks): expiring quotes, due webhook attempts,
+# and the job sweeps.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "expire-quotes": {"task": "quotes.tasks.expire_quotes", "schedule": 15 * 60},
     "dispatch-due-webhooks": {"task": "core.tasks.dispatch_due_webhooks", "schedule": 60},
     "purge-idempotency-keys": {"task": "core.tasks.purge_idempotency_keys", "schedule": 60 * 60},
-    "sweep-documents": {
-        "task": "quotes.tasks.sweep_documents",
-        "schedule": DOCUMENT_SWEEP_SECONDS,
-        # Sweeps sent while no worker ran are dropped, not run one after another on its return.
-        "options": {"expires": DOCUMENT_SWEEP_SECONDS},
-    },
+    "sweep-documents": _sweep("quotes.tasks.sweep_documents"),
+    "sweep-worker-probes": _sweep("core.tasks.sweep_worker_probes"),
+    "sweep-exports": _sweep("planner.tasks.sweep_exports"),
+    "sweep-asbuilt-checks": _sweep("planner.asbuilt_tasks.sweep_asbuilt_checks"),
 }
 # PDFs render in their own queue (a worker can be dedicated to it, with its memory cap) so that a
 # large document never delays webhooks or expiry.
 DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default="documents")
 CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
-# A rendering worker holds a short lease, renewed by a heartbeat thread every third of it; a lease
-# that runs out means the worker died, and the sweep (every DOCUMENT_SWEEP_SECONDS) queues the job
-# again: a killed render is taken over within lease + sweep period (30 + 15 s).
-DOCUMENT_LEASE_SECONDS = env.int("DOCUMENT_LEASE_SECONDS", default=30)
-DOCUMENT_HEARTBEAT_SECONDS = env.float(
-    "DOCUMENT_HEARTBEAT_SECONDS", default=DOCUMENT_LEASE_SECONDS / 3
-)
-# A queued document whose message went to the broker longer ago than this is sent again, whatever
-# its history (the broker may have lost it: a Redis restart without persistence); a duplicate
-# message is harmless (the task is idempotent). Lost jobs are re-queued within this + the sweep.
-DOCUMENT_QUEUE_STALE_SECONDS = env.int("DOCUMENT_QUEUE_STALE_SECONDS", default=60)
 # The worker logs through Django's LOGGING (JSON lines) instead of replacing the root logger.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

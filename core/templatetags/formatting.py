@@ -2,6 +2,8 @@ from decimal import Decimal
 
 from django import template
 
+from core.templatetags import labels
+
 register = template.Library()
 
 
@@ -12,3 +14,8 @@ def money(value: Decimal | float | int | None) -> str:
     if value is None or value == "":
         return ""
     return f"{Decimal(value):,.2f}"
+
+
+# Templates that load `formatting` get the names of keys too (`{{ group.tier|tier_label }}`).
+for _name, _filter in labels.register.filters.items():
+    register.filter(_name, _filter)

@@ -6,7 +6,7 @@ so sizing 131,072 GPUs costs the same as sizing 8 (loops run over port counts, n
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from planner.engine.design import Growth, LeafGroup, PlaneShape
@@ -34,6 +34,11 @@ class PlaneInput:
     # Two spines by default, so no single spine carries the whole fabric (one may be asked).
     min_spines: int = 2
     servers_per_su: int | None = None  # a set scalable-unit size (rail fabrics)
+    uplink_gbps: int | None = None  # a set leaf-to-spine speed; None: the cheapest shared one
+    planes: int = 1  # rail fabrics: identical planes, each with ports_per_server / planes rails
+    # "Minimum for today": servers spread evenly over as few units as hold them, instead of full
+    # units and one partial unit whose leaves keep every uplink for growth.
+    minimum_for_today: bool = False
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -69,31 +74,6 @@ def uplinks_and_spines(
         if upper == floor:
             break  # no fewer upper switches are possible
     return best
-
-
-@per_model
-def uplink_speed(
-    lower: SwitchModel, upper: SwitchModel, floor_gbps: int, prefer_radix: bool
-) -> int | None:
-    """The logical speed of links between two tiers.
-
-    Rail fabrics keep one speed end to end and run the upper tier at its largest radix (a 64x800
-    switch as 128x400, which is how k^2/2 counts it). Classic ToR fabrics uplink at the leaf's
-    fastest native ports (a 48x25G + 8x100G leaf uplinks at 100G)."""
-    common = [
-        s
-        for s in upper.speeds_gbps()
-        if s >= floor_gbps and lower.logical_ports(s) > 0 and upper.logical_ports(s) > 0
-    ]
-    if not common:
-        return None
-    if prefer_radix:
-        return max(common, key=lambda s: (upper.logical_ports(s), s))
-    natives = sorted({g.speed_gbps for g in lower.port_groups}, reverse=True)
-    for speed in natives:
-        if speed in common:
-            return speed
-    return max(common)
 
 
 @per_model
@@ -188,7 +168,8 @@ def _two_tier(
         if first[2] <= needed:
             return most, first[1], first[2]  # as few spines as the ports allow
     best = (first[0], -most, first[1], first[2]) if first else None
-    low = most if spec.servers_per_su else max(most // 2, 1)  # a set unit size is kept
+    # A set unit size is kept; today's even spread may still shrink (a prime uplink count).
+    low = most if spec.servers_per_su else max(most // 2, 1)
     for servers in range(most - 1, low - 1, -1):
         if ceil_div(endpoints, servers) * leaves_per_group > k_spine:
             break  # smaller units only add leaves
@@ -231,6 +212,8 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     if spec.style == "rail-plane":
         fabric_planes = spec.ports_per_server // spec.rails_per_plane
         ports = spec.rails_per_plane
+    elif spec.style == "rail":
+        fabric_planes, ports = spec.planes, spec.ports_per_server // spec.planes
     else:
         fabric_planes, ports = 1, spec.ports_per_server
     if spec.style in ("rail", "rail-plane"):
@@ -298,9 +281,10 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             leaf_downlinks=single_links,
         )  # fmt: skip
 
-    prefer_radix = spec.style in ("rail", "rail-plane")
-    up = uplink_speed(spec.leaf, spec.spine, nic, prefer_radix)
-    if up is None:
+    speeds = uplink_speeds(spec.leaf, spec.spine, nic)
+    if spec.uplink_gbps is not None:
+        speeds = tuple(s for s in speeds if s == spec.uplink_gbps)
+    if not speeds:
         raise SwitchMismatch(
             text(
                 gettext_noop(
@@ -310,9 +294,78 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
                 plane=spec.plane,
                 lower=spec.leaf.label,
                 upper=spec.spine.label,
-                speed=nic,
+                speed=spec.uplink_gbps or nic,
             )
         )
+    # Native versus broken-out uplinks (issue 13, item 3): every speed both tiers run is sized,
+    # and the fewest switches win; at equal switch counts the fewest links, because one faster
+    # link costs less than the slower ones it replaces (one 800G module against two 400G, and
+    # half the cables). A 64 x 800G spine broken out as 128 x 400G still wins whenever its radix
+    # saves a tier or a switch (131,072 GPUs); below that, 800G uplinks halve the optics.
+    best: PlaneShape | None = None
+    failure: SwitchMismatch | FabricTooLarge | None = None
+    # "Minimum for today" is a ceiling on what to buy: the even spread, unless the units built
+    # for growth cost no more (85 servers in one unit at 2:1 need 43 uplinks, a prime: 43
+    # spines, where a unit of 64 and one of 21 need 2).
+    variants = (spec, replace(spec, minimum_for_today=False)) if spec.minimum_for_today else (spec,)
+    for up in speeds:
+        for core_up in _core_speeds(spec, up):
+            for variant in variants:
+                try:
+                    shape = _multi_tier(variant, base, leaves_per_group, per_leaf, endpoints, up,
+                                        core_up)  # fmt: skip
+                except (SwitchMismatch, FabricTooLarge) as exc:
+                    failure = failure or exc
+                    continue
+                if best is None or _cost_key(shape) < _cost_key(best):
+                    best = shape
+            if best is not None and best.tiers < 3:
+                break  # the core speed played no part
+    if best is None:
+        assert failure is not None
+        raise failure
+    return best
+
+
+@per_model
+def uplink_speeds(lower: SwitchModel, upper: SwitchModel, floor_gbps: int) -> tuple[int, ...]:
+    """Every logical speed both tiers run at `floor_gbps` or faster, fastest first."""
+    return tuple(
+        s
+        for s in sorted(upper.speeds_gbps(), reverse=True)
+        if s >= floor_gbps and lower.logical_ports(s) > 0 and upper.logical_ports(s) > 0
+    )
+
+
+def _core_speeds(spec: PlaneInput, up: int) -> tuple[int, ...]:
+    """Spine-to-core speeds to size, chosen like the uplinks: by the fewest switches."""
+    speeds = uplink_speeds(spec.spine, spec.core, up)
+    if not speeds:
+        return (0,)  # no core speed: a three-tier outcome reports it, two tiers never ask
+    if spec.uplink_gbps in speeds:
+        return (spec.uplink_gbps,)  # a set speed holds above the spines too
+    return speeds
+
+
+def _cost_key(shape: PlaneShape) -> tuple[int, int, int]:
+    """Fewest switches, then fewest links above the leaves, then fastest uplinks."""
+    leaves = shape.leaves
+    links = leaves * shape.leaf_uplinks + shape.spines * shape.spine_uplinks
+    return (leaves + shape.spines + shape.cores, links, -shape.uplink_speed_gbps)
+
+
+def _multi_tier(
+    spec: PlaneInput,
+    base: dict[str, object],
+    leaves_per_group: int,
+    per_leaf: int,
+    endpoints: int,
+    up: int,
+    core_up: int,
+) -> PlaneShape:
+    """The two- or three-tier shape of one plane with uplinks at `up` (and spine-to-core links
+    at `core_up`)."""
+    nic = spec.nic_speed_gbps
     d_max, _ = split_ports(spec.leaf, nic, up, spec.leaf_oversubscription)
     if spec.style == "tor":
         group_servers = min(spec.servers_per_rack, d_max // per_leaf)
@@ -345,6 +398,10 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
                     )
                 )
             group_servers = spec.servers_per_su
+        elif spec.minimum_for_today:
+            # 40 servers in units of 32 are 32 + 8 built for growth (16 leaves, 32 uplinks
+            # each); for today, 2 units of 20 (16 leaves, 20 uplinks each).
+            group_servers = ceil_div(endpoints, ceil_div(endpoints, d_max))
     k_spine = spec.spine.logical_ports(up)
     two_tier = _two_tier(spec, endpoints, group_servers, leaves_per_group, per_leaf, up, k_spine)
     d = group_servers * per_leaf
@@ -376,8 +433,7 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             spine_core_links=0,
         )
 
-    core_up = uplink_speed(spec.spine, spec.core, up, prefer_radix)
-    if core_up is None:
+    if core_up == 0:
         raise SwitchMismatch(
             text(
                 gettext_noop(

@@ -34,6 +34,13 @@ class MediaPolicy(StrEnum):
     SMF = "smf"  # single-mode optics only
 
 
+class Build(StrEnum):
+    """How a partial scalable unit is built (issue 13, item 4)."""
+
+    GROWTH = "growth"  # full units; the last one partial, with every leaf uplink (the default)
+    TODAY = "today"  # servers spread evenly over as few units as hold them: least to buy now
+
+
 class LeafPlacement(StrEnum):
     TOR = "tor"
     MOR = "mor"
@@ -114,6 +121,15 @@ class DesignRequest:
     rails_per_plane: int = 1  # rail-plane only: rails sharing one spine plane
     servers_per_su: int | None = None  # scalable unit size; None: as many as a leaf serves
     min_spines: int = 2  # two-tier fabrics get at least this many spines (1 allows a single one)
+    # Leaf-to-spine speed; None: every speed both tiers run is sized and the cheapest kept.
+    uplink_speed_gbps: int | None = None
+    # Identical compute planes a server's ports are split over (rail fabrics; None: open, one
+    # unless the server has more ports than GPUs, when alternatives weigh more planes).
+    planes: int | None = None
+    # How far above the stated oversubscription an alternative may go (0.1: 10 %) when that
+    # saves a tier or switches; 0 keeps 1:1 exactly 1:1.
+    oversubscription_tolerance: float = 0.0
+    build: Build = Build.GROWTH
     layout: Layout = Layout()
     storage: PlaneRequest | None = None
     frontend: PlaneRequest | None = None
@@ -130,7 +146,24 @@ class DesignRequest:
             ("leaf", self.leaf),
             ("oversubscription", self.oversubscription),
         )
-        return tuple(name for name, value in names if value is None)
+        open_ = [name for name, value in names if value is None]
+        if self.oversubscription_tolerance > 0:
+            open_.append("oversubscription_tolerance")
+        if self.plane_choices != (self.planes or 1,):
+            open_.append("planes")
+        return tuple(open_)
+
+    @property
+    def plane_choices(self) -> tuple[int, ...]:
+        """Compute plane counts worth sizing: the one the request sets, else one, and for
+        servers with more ports than GPUs (16 x 400G for 8 GPUs) one plane per GPU's worth of
+        ports, each a full rail set (DeepSeek's multi-plane fabric)."""
+        if self.planes is not None:
+            return (self.planes,)
+        if self.fabric not in (Fabric.RAIL, None):
+            return (1,)
+        sets, rest = divmod(self.rails, self.gpus_per_server)
+        return (1, sets) if sets > 1 and not rest else (1,)
 
 
 TOP_FIELDS = frozenset(
@@ -139,7 +172,7 @@ TOP_FIELDS = frozenset(
         "oversubscription", "media", "dual_homing", "rails_per_plane", "servers_per_rack",
         "rack_width_m", "racks_per_row", "leaf_placement", "spine_row_distance_m",
         "cable_slack_m", "max_rack_power_w", "storage", "frontend", "oob", "servers_per_su",
-        "min_spines",
+        "min_spines", "uplink_speed", "planes", "oversubscription_tolerance", "build",
     }
 )  # fmt: skip
 PLANE_FIELDS = frozenset(
@@ -423,6 +456,96 @@ def _parse_plane(
     )
 
 
+def _parse_uplink_speed(
+    reader: _Reader,
+    nic_speed: int | None,
+    leaf: SwitchChoice | None,
+    spine: SwitchChoice | None,
+) -> int | None:
+    speed = reader.int_("uplink_speed", 0, 0, 800) or None
+    if speed is None:
+        return None
+    if speed not in NIC_SPEEDS_GBPS:
+        reader.fail("uplink_speed", _speed_unknown(speed))
+        return None
+    if nic_speed is not None and speed < nic_speed:
+        reader.fail(
+            "uplink_speed",
+            text(
+                gettext_noop(
+                    "uplink_speed (%(speed)sG) must be at least the NIC speed (%(nic)sG)."
+                ),
+                speed=speed,
+                nic=nic_speed,
+            ),
+        )
+        return None
+    for choice in (leaf, spine):
+        if choice is not None and choice.model.logical_ports(speed) == 0:
+            reader.fail(
+                "uplink_speed",
+                text(
+                    gettext_noop("%(switch)s has no %(speed)sG ports."),
+                    switch=choice.model.label,
+                    speed=speed,
+                ),
+            )
+            return None
+    return speed
+
+
+def _parse_tolerance(reader: _Reader) -> float:
+    raw = reader.data.get("oversubscription_tolerance")
+    if raw is None or raw == "":
+        return 0.0
+    value = _to_number(raw)
+    if value is None or not 0.0 <= value <= 1.0:
+        shown = f"{value * 100:g} %" if value is not None else repr(raw)
+        reader.fail(
+            "oversubscription_tolerance",
+            text(
+                gettext_noop(
+                    "The oversubscription tolerance must be between 0 %% and 100 %% (0 to 1 in "
+                    "a request file or the API); got %(value)s."
+                ),
+                value=shown,
+            ),
+        )
+        return 0.0
+    return value
+
+
+def _parse_planes(reader: _Reader, fabric: Fabric | None, rails: int | None) -> int | None:
+    planes = reader.int_("planes", 0, 1, 64) or None
+    if planes is None:
+        return None
+    if fabric not in (Fabric.RAIL, None):
+        reader.fail(
+            "planes",
+            text(
+                gettext_noop(
+                    "planes splits a rail-optimized fabric; the %(fabric)s fabric has its own "
+                    "(rails_per_plane for rail planes)."
+                ),
+                fabric=fabric.value if fabric else "",
+            ),
+        )
+        return None
+    if rails is not None and rails % planes:
+        reader.fail(
+            "planes",
+            text(
+                gettext_noop(
+                    "planes (%(planes)s) must divide the server's ports (rails, %(rails)s)."
+                ),
+                planes=planes,
+                rails=rails,
+            ),
+        )
+        return None
+    return planes
+
+
 def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
     raw = reader.data.get("oversubscription")
     if raw is None or raw == "":
@@ -474,18 +597,21 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     gpus = reader.int_("gpus", None, 1, MAX_GPUS)
     per_server = reader.int_("gpus_per_server", 8, 1, 64)
     if gpus is not None and per_server is not None and gpus % per_server:
+        lower = gpus - gpus % per_server
+        higher = lower + per_server
+        if lower:
+            template = gettext_noop(
+                "gpus (%(gpus)s) must be a multiple of gpus_per_server (%(per_server)s); "
+                "use %(lower)s or %(higher)s."
+            )
+        else:  # fewer GPUs than one server holds: 0 is no answer
+            template = gettext_noop(
+                "gpus (%(gpus)s) must be a multiple of gpus_per_server (%(per_server)s); "
+                "use %(higher)s."
+            )
         reader.fail(
             "gpus",
-            text(
-                gettext_noop(
-                    "gpus (%(gpus)s) must be a multiple of gpus_per_server (%(per_server)s); "
-                    "use %(lower)s or %(higher)s."
-                ),
-                gpus=gpus,
-                per_server=per_server,
-                lower=gpus - gpus % per_server,
-                higher=gpus - gpus % per_server + per_server,
-            ),
+            text(template, gpus=gpus, per_server=per_server, lower=lower, higher=higher),
         )
 
     nic: NicSpec | None = None
@@ -564,7 +690,21 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     min_spines = reader.int_("min_spines", 2, 1, 64) or 2
     spine = _switch_field(reader, "spine", catalog, None)
     core = _switch_field(reader, "core", catalog, None)
+    uplink_speed = _parse_uplink_speed(reader, nic_speed, leaf, spine)
+    compute_planes = _parse_planes(reader, fabric, rails)
     oversubscription = _parse_oversubscription(reader)
+    tolerance = _parse_tolerance(reader)
+    build = reader.choice("build", Build, Build.GROWTH)
+    if build == Build.TODAY and servers_per_su:
+        reader.fail(
+            "build",
+            text(
+                gettext_noop(
+                    "build today spreads servers evenly over units; it cannot be combined with "
+                    "servers_per_su."
+                )
+            ),
+        )
     if oversubscription is None and data.get("leaf") not in (None, ""):
         oversubscription = Oversubscription()  # a named switch without a ratio means 1:1
     media = reader.choice("media", MediaPolicy, MediaPolicy.AUTO)
@@ -607,6 +747,10 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         rails_per_plane=rails_per_plane,
         servers_per_su=servers_per_su,
         min_spines=min_spines,
+        uplink_speed_gbps=uplink_speed,
+        planes=compute_planes,
+        oversubscription_tolerance=tolerance,
+        build=build,
         layout=layout,
         storage=planes["storage"],
         frontend=planes["frontend"],
@@ -643,6 +787,14 @@ def to_dict(request: DesignRequest) -> dict[str, object]:
         "rails_per_plane": request.rails_per_plane,
         **({"servers_per_su": request.servers_per_su} if request.servers_per_su else {}),
         **({"min_spines": request.min_spines} if request.min_spines != 2 else {}),
+        **({"uplink_speed": request.uplink_speed_gbps} if request.uplink_speed_gbps else {}),
+        **({"planes": request.planes} if request.planes else {}),
+        **({"build": request.build.value} if request.build != Build.GROWTH else {}),
+        **(
+            {"oversubscription_tolerance": request.oversubscription_tolerance}
+            if request.oversubscription_tolerance
+            else {}
+        ),
         "servers_per_rack": layout.servers_per_rack,
         "rack_width_m": layout.rack_width_m,
         "racks_per_row": layout.racks_per_row,
@@ -684,6 +836,7 @@ def planned_products(request: DesignRequest) -> tuple[str, ...]:
 
 
 __all__ = [
+    "Build",
     "DesignRequest",
     "Fabric",
     "FormFactor",

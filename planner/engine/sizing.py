@@ -6,6 +6,7 @@ switch model, oversubscription) and ranks the valid designs by cost per GPU."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping
@@ -40,6 +41,7 @@ from planner.engine.fabric import (
     ceil_div,
     growth,
     plan_plane,
+    uplink_speeds,
 )
 from planner.engine.fit import check_design
 from planner.engine.media import (
@@ -57,6 +59,7 @@ from planner.engine.media import (
 )
 from planner.engine.ports import SwitchModel, parse_inline
 from planner.engine.request import (
+    Build,
     DesignRequest,
     Fabric,
     Layout,
@@ -80,6 +83,9 @@ __all__ = [
 
 UNUSED_PORTS_WARN = 0.25  # warn when more than a quarter of a tier's ports are idle
 MAX_ALTERNATIVES = 3
+RATIO_EPSILON = 1e-6  # achieved ratios are rounded floats; a target is met within this
+TOLERANCE_STEPS = 3  # whole-port ratios above a target that a tolerance lets the search try
+SPINE_CHOICES = 2  # bigger spine models sized beside the leaf's own, when the spine is open
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -774,6 +780,61 @@ def _bom_for_plane(
             bom.part(choice.panel, group.panels, plane.name, pair, "patch_panel", gaps)
 
 
+def _partial_unit(plane: PlaneDesign, request: DesignRequest) -> list[DesignWarning]:
+    """Say how a partial scalable unit was built (issue 13, item 4: the default stated)."""
+    shape = plane.shape
+    if shape.tiers < 2 or shape.style not in ("rail", "rail-plane"):
+        return []
+    groups = shape.leaf_groups
+    sizes = [g.servers for g in groups]
+    balanced = shape.groups >= 2 and max(sizes) - min(sizes) <= 1
+    if request.build == Build.TODAY and balanced:
+        return [
+            DesignWarning(
+                code="built_for_today",
+                message_text=text(
+                    gettext_noop(
+                        "Minimum for today: %(servers)s servers spread over %(units)s units of "
+                        "about %(per_unit)s; every leaf uplink carries today's servers only."
+                    ),
+                    servers=shape.servers,
+                    units=shape.groups,
+                    per_unit=shape.group_servers,
+                ),
+                action_text=text(
+                    gettext_noop(
+                        "Adding servers later needs more spines and every leaf's uplinks spread "
+                        "again (recabling); size with build = growth to keep that room now."
+                    )
+                ),
+            )
+        ]
+    partial = [g for g in groups if g.servers < shape.group_servers]
+    if not partial:
+        return []
+    return [
+        DesignWarning(
+            code="partial_unit",
+            message_text=text(
+                gettext_noop(
+                    "Built for growth: the last unit holds %(servers)s of %(per_unit)s servers, "
+                    "and its leaves get every uplink, so %(free)s more servers need only their "
+                    "own cables."
+                ),
+                servers=partial[0].servers,
+                per_unit=shape.group_servers,
+                free=shape.group_servers - partial[0].servers,
+            ),
+            action_text=text(
+                gettext_noop(
+                    "To buy less today, size with build = today: servers spread evenly over "
+                    "the units, fewer uplinks and spines, and recabling to grow."
+                )
+            ),
+        )
+    ]
+
+
 def _warnings(
     design_planes: tuple[PlaneDesign, ...],
     models: dict[str, _PlaneModels],
@@ -783,6 +844,7 @@ def _warnings(
     rack_power_w: int,
 ) -> tuple[DesignWarning, ...]:
     out: list[DesignWarning] = []
+    out.extend(_partial_unit(design_planes[0], request))
     for plane in design_planes:
         m = models[plane.name]
         nic = plane.shape.nic_speed_gbps
@@ -1080,6 +1142,30 @@ def _rack_power(
     return round(rack), round(row)
 
 
+def bom_cost(
+    planes: tuple[PlaneDesign, ...],
+    bom: tuple[BomLine, ...],
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal],
+) -> tuple[Decimal, bool, int]:
+    """(total, whether a switch price is estimated, lines with no price) of a bill of materials:
+    list prices, inline switch specs estimated from the catalog's switches of their class. The
+    one pricing the search ranks by, so every page that compares designs agrees with it."""
+    total, estimated, unpriced = Decimal(0), False, 0
+    for line in bom:
+        price = prices.get(line.sku) if line.sku else None
+        if price is None and line.category == "switch":
+            plane = next(p for p in planes if p.name == line.plane)
+            tier = plane.tier(line.tier)
+            price = _switch_estimate(tier.switch, catalog, prices) if tier else None
+            estimated = estimated or price is not None
+        if price is None:
+            unpriced += 1
+            continue
+        total += price * line.quantity
+    return total, estimated, unpriced
+
+
 def _size(
     request: DesignRequest, catalog: CatalogSnapshot, prices: Mapping[str, Decimal] | None
 ) -> Design:
@@ -1103,6 +1189,9 @@ def _size(
             spine_oversubscription=compute.spine_target,
             dual_homing=request.dual_homing,
             rails_per_plane=request.rails_per_plane,
+            uplink_gbps=request.uplink_speed_gbps,
+            planes=request.planes or 1,
+            minimum_for_today=request.build == Build.TODAY,
             servers_per_rack=layout.servers_per_rack,
             min_spines=request.min_spines,
             servers_per_su=request.servers_per_su,
@@ -1150,18 +1239,7 @@ def _size(
     rack_power, row_power = _rack_power(design_planes, bom, request)
     cost, estimated, unpriced = None, False, 0
     if prices is not None:
-        total = Decimal(0)
-        for line in bom:
-            price = prices.get(line.sku) if line.sku else None
-            if price is None and line.category == "switch":
-                plane = next(p for p in design_planes if p.name == line.plane)
-                tier = plane.tier(line.tier)
-                price = _switch_estimate(tier.switch, catalog, prices) if tier else None
-                estimated = estimated or price is not None
-            if price is None:
-                unpriced += 1
-                continue
-            total += price * line.quantity
+        total, estimated, unpriced = bom_cost(design_planes, bom, catalog, prices)
         cost = str(total)
     first = design_planes[0].shape
     sus = first.groups if request.fabric != Fabric.TOR else 0
@@ -1205,6 +1283,37 @@ def size(
 def _candidate_switches(request: DesignRequest, catalog: CatalogSnapshot) -> list[SwitchChoice]:
     if request.leaf is not None:
         return [request.leaf]
+    return _switch_pool(request, catalog)
+
+
+def _bandwidth_gbps(model: SwitchModel) -> int:
+    return max(speed * model.logical_ports(speed) for speed in model.speeds_gbps())
+
+
+def _candidate_spines(
+    request: DesignRequest, leaf: SwitchChoice, pool: list[SwitchChoice]
+) -> list[SwitchChoice | None]:
+    """Spine models to size above `leaf`: the request's, else the leaf's own model (None) and up
+    to SPINE_CHOICES bigger catalog or inline switches that share an uplink speed with it; a
+    bigger spine reaches more leaves in two tiers (a 48 x 25G leaf under 32 x 100G spines)."""
+    if request.spine is not None:
+        return [request.spine]
+    floor = _bandwidth_gbps(leaf.model)
+    bigger = sorted(
+        (
+            choice
+            for choice in pool
+            if choice.model.label != leaf.model.label
+            and _bandwidth_gbps(choice.model) >= floor
+            and uplink_speeds(leaf.model, choice.model, request.nic_speed_gbps)
+        ),
+        key=lambda choice: (_bandwidth_gbps(choice.model), choice.model.label),
+    )
+    return [None, *bigger[:SPINE_CHOICES]]
+
+
+def _switch_pool(request: DesignRequest, catalog: CatalogSnapshot) -> list[SwitchChoice]:
+    """The catalog's switches that serve the NIC speed, and inline specs of the usual sizes."""
     nic = request.nic_speed_gbps
     texts = [spec.sku for spec in sorted(catalog.switches, key=lambda s: s.sku)]
     if nic >= 100:
@@ -1226,7 +1335,15 @@ def _candidate_switches(request: DesignRequest, catalog: CatalogSnapshot) -> lis
     return out
 
 
-def _notes(design: Design, best: Design, prices_given: bool) -> tuple[Text, ...]:
+def _notes(
+    design: Design,
+    best: Design,
+    prices_given: bool,
+    strict: Design | None,
+    stated: float | None,
+) -> tuple[Text, ...]:
+    """The trade-offs of one alternative in words; `strict` is the best design that meets the
+    `stated` leaf oversubscription without the request's tolerance."""
     request = design.request
     compute = design.compute
     notes = []
@@ -1243,6 +1360,18 @@ def _notes(design: Design, best: Design, prices_given: bool) -> tuple[Text, ...]
         ),
     }[compute.style]
     notes.append(text(style))
+    if compute.shape.fabric_planes > 1 and compute.style == "rail":
+        notes.append(
+            text(
+                gettext_noop(
+                    "%(planes)s identical planes of %(rails)s rails: each server's ports are "
+                    "split over them, every GPU reaches every other in each plane, and a plane "
+                    "stays two tiers where one large fabric would need three."
+                ),
+                planes=compute.shape.fabric_planes,
+                rails=compute.shape.ports_per_server,
+            )
+        )
     leaf = compute.tiers[0]
     notes.append(
         text(
@@ -1265,6 +1394,36 @@ def _notes(design: Design, best: Design, prices_given: bool) -> tuple[Text, ...]
                 ratio=float(over),
             )
         )
+    if (
+        over is not None
+        and stated is not None
+        and over > stated + RATIO_EPSILON
+        and strict is not None
+        and strict is not design
+    ):
+        saved = _switch_count(strict) - _switch_count(design)
+        notes.append(
+            text(
+                gettext_noop(
+                    "%(ratio)s:1 is above the %(target)s:1 asked for but within its tolerance; "
+                    "%(tiers)s tier(s) and %(saved)s fewer switches than the best design at "
+                    "%(target)s:1."
+                ),
+                ratio=float(over),
+                target=stated,
+                tiers=compute.shape.tiers,
+                saved=saved,
+            )
+        )
+        if prices_given and design.cost is not None and strict.cost is not None:
+            saving = Decimal(strict.cost) - Decimal(design.cost)
+            notes.append(
+                text(
+                    gettext_noop("It saves %(amount)s against the design at %(target)s:1."),
+                    amount=f"{saving:,.2f}",
+                    target=stated,
+                )
+            )
     if prices_given and design.cost is not None and best.cost is not None and design is not best:
         delta = ((Decimal(design.cost) - Decimal(best.cost)) / request.gpus).quantize(
             Decimal("0.01")
@@ -1311,6 +1470,47 @@ def _notes(design: Design, best: Design, prices_given: bool) -> tuple[Text, ...]
     return tuple(notes)
 
 
+def _ratio_choices(request: DesignRequest, leaf: SwitchModel) -> list[Oversubscription]:
+    """Leaf oversubscription targets to size: the request's (and 1:1 beside a looser one), or
+    1:1 and 2:1 when it states none; with a tolerance, also the whole-port ratios just above the
+    target up to its ceiling (33 down and 31 up on a 64-port leaf is 1.065:1), because one of
+    them may keep a fabric in two tiers."""
+    stated = request.oversubscription
+    if stated is None:
+        return [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
+    overs = [stated]
+    if stated.leaf > 1:
+        overs.append(replace(stated, leaf=1.0))
+    tolerance = request.oversubscription_tolerance
+    ports = leaf.logical_ports(request.nic_speed_gbps)
+    if tolerance > 0 and ports > 1:
+        ceiling = Fraction(str(stated.leaf)) * (1 + Fraction(str(tolerance)))
+        target = Fraction(str(stated.leaf))
+        near = [
+            Fraction(down, ports - down)
+            for down in range(ports // 2, ports)
+            if target < Fraction(down, ports - down) <= ceiling
+        ][:TOLERANCE_STEPS]
+        overs.extend(replace(stated, leaf=float(ratio)) for ratio in near)
+        if ceiling not in near and not near:
+            overs.append(replace(stated, leaf=float(ceiling)))
+    return overs
+
+
+def _radix_speed(design: Design | None, request: DesignRequest) -> int | None:
+    """The uplink speed that gives the spines their most ports, when the design chose another
+    (and the request left the speed open)."""
+    if design is None or request.uplink_speed_gbps is not None:
+        return None
+    shape = design.compute.shape
+    if shape.tiers < 2:
+        return None
+    models = _compute_models(design.request)
+    speeds = uplink_speeds(models.leaf, models.spine, shape.nic_speed_gbps)
+    radix = max(speeds, key=lambda s: (models.spine.logical_ports(s), s))
+    return radix if radix != shape.uplink_speed_gbps else None
+
+
 def alternatives(
     request: DesignRequest,
     catalog: CatalogSnapshot,
@@ -1322,28 +1522,43 @@ def alternatives(
     single point of failure), the most growth room. An oversubscription the request states is a
     ceiling: alternatives meet it or do better (a 1:1 request is never offered 2:1)."""
     fabrics = [request.fabric] if request.fabric else [Fabric.RAIL, Fabric.RAIL_PLANE, Fabric.TOR]
-    if request.oversubscription:
-        overs = [request.oversubscription]
-        if request.oversubscription.leaf > 1:
-            overs.append(replace(request.oversubscription, leaf=1.0))
-    else:
-        overs = [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
     designs: list[Design] = []
     failures: list[Text] = []
+
+    def attempt(candidate: DesignRequest) -> Design | None:
+        try:
+            design = _size(candidate, catalog, prices)
+        except DesignError as exc:
+            failures.append(exc.text)
+            return None
+        designs.append(design)
+        return design
+
+    pool = _switch_pool(request, catalog)
     for fabric in fabrics:
         for leaf in _candidate_switches(request, catalog):
-            for over in overs:
-                candidate = replace(
-                    request,
-                    fabric=fabric,
-                    leaf=leaf,
-                    oversubscription=over,
-                    dual_homing=request.dual_homing and fabric == Fabric.TOR,
-                )
-                try:
-                    designs.append(_size(candidate, catalog, prices))
-                except DesignError as exc:
-                    failures.append(exc.text)
+            spines = _candidate_spines(request, leaf, pool)
+            for spine, over in itertools.product(spines, _ratio_choices(request, leaf.model)):
+                for planes in request.plane_choices if fabric == Fabric.RAIL else (None,):
+                    candidate = replace(
+                        request,
+                        fabric=fabric,
+                        leaf=leaf,
+                        spine=spine,
+                        oversubscription=over,
+                        oversubscription_tolerance=0.0,
+                        planes=planes,
+                        dual_homing=request.dual_homing and fabric == Fabric.TOR,
+                    )
+                    design = attempt(candidate)
+                    if spine is not None and design is not None and design.compute.shape.tiers < 2:
+                        designs.pop()  # a one-tier design has no spine: the same as `None`'s
+                        continue
+                    radix = _radix_speed(design, request)
+                    if design is not None and radix is not None:
+                        # Fewer, faster uplinks won at equal switch counts; the broken-out
+                        # speed reaches further with the same tiers, which "most growth" weighs.
+                        attempt(replace(candidate, uplink_speed_gbps=radix))
     if not designs:
         reason = (
             failures[0]
@@ -1352,15 +1567,18 @@ def alternatives(
         )
         raise NoDesign(text(gettext_noop("No design fits the request: %(reason)s"), reason=reason))
 
-    def switches(design: Design) -> int:
-        return sum(t.count for p in design.planes for t in p.tiers)
-
     def rank(design: Design) -> tuple[object, ...]:
+        # Cheapest per GPU with power as the tie-break (issue 13, item 1); without prices, the
+        # fewest switches stand in for the cost. The rest only makes the order deterministic.
         cost = Decimal(design.cost) if design.cost is not None else Decimal(0)
-        leaf = design.compute.tiers[0]
+        tiers = design.compute.tiers
         fabric = design.request.fabric or ""
-        return (design.unpriced_lines > 0, cost / design.gpus, switches(design), design.power_w,
-                fabric, leaf.switch, leaf.oversubscription or 0)  # fmt: skip
+        first, second = ((design.power_w, _switch_count(design)) if prices is not None
+                         else (_switch_count(design), design.power_w))  # fmt: skip
+        shape = design.compute.shape
+        return (design.unpriced_lines > 0, cost / design.gpus, first, second, fabric,
+                tuple(t.switch for t in tiers), tiers[0].oversubscription or 0,
+                shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
 
     def resilience(design: Design) -> tuple[object, ...]:
         weak = any(w.code == "single_point_of_failure" for w in design.warnings)
@@ -1369,7 +1587,8 @@ def alternatives(
         return (weak, -spines, rank(design))
 
     def growth(design: Design) -> tuple[object, ...]:
-        return (-design.compute.growth.max_gpus_current_spines, rank(design))
+        room = design.compute.growth
+        return (-room.max_gpus_current_spines, -room.max_gpus_same_tiers, rank(design))
 
     designs.sort(key=rank)
     chosen: list[Design] = []
@@ -1384,6 +1603,19 @@ def alternatives(
         if len(chosen) >= MAX_ALTERNATIVES:
             break
     best = chosen[0]
-    return tuple(
-        replace(design, notes=_notes(design, best, prices is not None)) for design in chosen
+    stated = request.oversubscription.leaf if request.oversubscription else None
+    strict = next(
+        (d for d in designs if stated is None or _leaf_ratio(d) <= stated + RATIO_EPSILON), None
     )
+    return tuple(
+        replace(design, notes=_notes(design, best, prices is not None, strict, stated))
+        for design in chosen
+    )
+
+
+def _switch_count(design: Design) -> int:
+    return sum(t.count for p in design.planes for t in p.tiers)
+
+
+def _leaf_ratio(design: Design) -> float:
+    return design.compute.tiers[0].oversubscription or 1.0

@@ -23,6 +23,8 @@ EZMAX_SKUS = {
     "EZMAX-SVC-POC",
     "EZMAX-SVC-INSTALL-DAY",
     "EZMAX-SVC-SUPPORT-YEAR",
+    "EZMAX-SVC-SUPPORT-SWITCH-YEAR",  # support priced by size (issue 15): per switch-year
+    "EZMAX-SVC-SUPPORT-GPU-YEAR",  # or per GPU-year
 }
 
 

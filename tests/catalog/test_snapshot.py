@@ -188,7 +188,7 @@ def test_unit_price_prefers_contract_then_tier_then_list(seeded, seed_data, role
     from catalog.models import ContractPrice
     from catalog.selectors import unit_price
     from core.models import Team
-    from quotes.models import Customer
+    from customers.models import Customer
 
     product = Product.objects.get(sku="EZMAX-SFP28-DAC-3M")
     row = next(r for r in seed_data["price_lists"][0]["prices"] if r["sku"] == product.sku)

@@ -9,21 +9,15 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from core.models import JobStatus, WorkerProbe
-from core.services import Lease, LeaseHeartbeat, lease_renew, lease_take
-
-FINISHED = (JobStatus.DONE, JobStatus.FAILED)
+from core.jobs import Lease, LeaseHeartbeat, lease_renew, lease_take
+from core.models import WorkerProbe
 
 
 def take(probe_id: int, lease_seconds: float) -> tuple[Lease, WorkerProbe]:
     with transaction.atomic():
         probe = WorkerProbe.objects.select_for_update().get(pk=probe_id)
-        outcome = lease_take(
-            row=probe, running=JobStatus.RUNNING, finished=FINISHED, lease_seconds=1
-        )
+        outcome = lease_take(job=probe, seconds=lease_seconds)
         if outcome == Lease.TAKEN:
-            # Sub-second leases for the test: lease_take counts whole seconds.
-            probe.lease_expires_at = timezone.now() + timedelta(seconds=lease_seconds)
             probe.save()
         return outcome, probe
 
@@ -33,8 +27,7 @@ def heartbeat(probe: WorkerProbe, *, lease_seconds: float, interval: float) -> L
         model=WorkerProbe,
         pk=probe.pk,
         owner=probe.lease_owner,
-        running=JobStatus.RUNNING,
-        lease_seconds=lease_seconds,
+        seconds=lease_seconds,
         interval=interval,
     )
 
@@ -57,9 +50,8 @@ def test_a_lease_not_renewed_for_longer_than_its_period_is_taken_over(settings):
     assert second.attempts == 2
     assert second.lease_owner != first.lease_owner
     # The first holder, if it was only stalled, has lost the lease: it cannot renew it.
-    renew = {"model": WorkerProbe, "pk": probe.pk, "running": JobStatus.RUNNING}
-    assert not lease_renew(owner=first.lease_owner, lease_seconds=30, **renew)
-    assert lease_renew(owner=second.lease_owner, lease_seconds=30, **renew)
+    assert not lease_renew(model=WorkerProbe, pk=probe.pk, owner=first.lease_owner, seconds=30)
+    assert lease_renew(model=WorkerProbe, pk=probe.pk, owner=second.lease_owner, seconds=30)
 
 
 @pytest.mark.django_db(transaction=True)

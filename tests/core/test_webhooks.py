@@ -85,6 +85,27 @@ def test_delivery_is_signed_and_verifiable(engineer, receiver):
     assert headers["webhook-id"] == delivery.message_id
 
 
+def test_an_event_queues_its_delivery_by_task_name_once_the_transaction_commits(
+    engineer, receiver, monkeypatch, django_capture_on_commit_callbacks
+):
+    from config.celery import app
+
+    app.autodiscover_tasks(force=True)  # what a worker does at start
+
+    sent = []
+    monkeypatch.setattr(app, "send_task", lambda name, args: sent.append((name, args)))
+    webhook_subscription_create(
+        user=engineer, url=receiver.url, events=[WebhookEvent.DESIGN_CREATED]
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        [delivery] = webhook_emit(
+            event=WebhookEvent.DESIGN_CREATED, data={"id": 7}, team=engineer.membership.team
+        )
+        assert sent == []  # nothing leaves before the commit
+    assert sent == [(webhooks.DELIVER_TASK, [delivery.pk])]
+    assert webhooks.DELIVER_TASK in app.tasks  # the name is a registered task
+
+
 def test_other_teams_and_other_events_get_nothing(engineer, other_engineer, receiver):
     webhook_subscription_create(
         user=other_engineer, url=receiver.url, events=[WebhookEvent.DESIGN_CREATED]
@@ -329,6 +350,53 @@ def test_targets_saved_before_the_rules_are_refused_at_delivery(engineer, settin
         assert server.requests == []
     finally:
         server.close()
+
+
+def test_loopback_delivery_is_refused_by_default_and_sent_once_the_setting_allows_it(
+    engineer, settings
+):
+    """The same subscription to a receiver on 127.0.0.1, delivered twice: under production's
+    rules nothing connects; with loopback listed in WEBHOOK_ALLOWED_NETWORKS (what the test
+    settings do for the tests' receivers) the event arrives, signed."""
+    server = Receiver()
+    try:
+        settings.WEBHOOK_ALLOW_HTTP = True  # the receiver speaks plain HTTP; the address decides
+        subscription = WebhookSubscription.objects.create(
+            user=engineer,
+            url=server.url,
+            events=[WebhookEvent.DESIGN_CREATED],
+            secret=webhooks.webhook_secret_new(),
+        )
+        refused = _deliver_one(engineer)
+        assert refused.tries.get().error == webhooks.REFUSED_ADDRESS
+        assert server.requests == []
+
+        settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
+        sent = _deliver_one(engineer)
+        assert sent.status == DeliveryStatus.SUCCEEDED
+        [(headers, body)] = server.requests
+        assert verify(secret=subscription.secret, headers=headers, body=body)
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize(
+    ("address", "network"),
+    [
+        ("169.254.169.254", "169.254.0.0/16"),
+        ("10.1.2.3", "10.0.0.0/8"),
+        ("127.0.0.1", "127.0.0.0/8"),
+    ],
+)
+def test_link_local_private_and_loopback_addresses_only_inside_listed_networks(
+    address, network, settings
+):
+    assert not webhooks.address_allowed(address)
+    settings.WEBHOOK_ALLOWED_NETWORKS = [network]
+    assert webhooks.address_allowed(address)
+    # Listing one network opens that network only.
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["192.0.2.0/24"]
+    assert not webhooks.address_allowed(address)
 
 
 def test_redirects_are_not_followed(engineer, loopback_allowed):

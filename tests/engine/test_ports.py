@@ -8,7 +8,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.fabric import split_ports, uplink_speed
+from planner.engine.fabric import split_ports, uplink_speeds
 from planner.engine.ports import SwitchModel, inline_model, leaf_capacity
 
 SPEEDS = (10, 25, 50, 100, 200, 400, 800)
@@ -53,13 +53,13 @@ def test_a_64x800_leaf_answers_from_its_ports_not_from_another_models_memo() -> 
     assert split_ports(small, 400, 400, Fraction(1)) == (32, 32)
 
 
-def test_uplink_speed_is_memoised_per_upper_model() -> None:
+def test_uplink_speeds_are_memoised_per_upper_model() -> None:
     leaf = _fresh(48, 25)  # 48 x 25G, which also run at 10G
     # A 400G spine breaks out to 200G and 100G only (ports.INLINE_BREAKOUTS): no common speed.
-    assert uplink_speed(leaf, inline_model(64, 400), 25, prefer_radix=False) is None
+    assert uplink_speeds(leaf, inline_model(64, 400), 25) == ()
     # The same leaf with another upper model gets its own answer: 100G breaks out to 4 x 25G.
-    assert uplink_speed(leaf, inline_model(64, 100), 25, prefer_radix=False) == 25
-    assert uplink_speed(leaf, inline_model(64, 400), 25, prefer_radix=False) is None
+    assert uplink_speeds(leaf, inline_model(64, 100), 25) == (25,)
+    assert uplink_speeds(leaf, inline_model(64, 400), 25) == ()
 
 
 def test_a_model_with_its_memo_survives_pickling() -> None:

@@ -79,7 +79,7 @@ def test_three_tier_limit_and_beyond() -> None:
 
 
 def test_131072_gpus_on_64x800_broken_out_as_128x400() -> None:
-    design = _size(gpus=131072, nic_speed=400, leaf="64x800", fabric="rail")
+    design = _size(gpus=131072, nic_speed=400, leaf="64x800", fabric="rail", uplink_speed=400)
     shape = design.compute.shape
     leaf = design.compute.tier("leaf")
     assert leaf is not None
@@ -97,6 +97,44 @@ def test_131072_gpus_on_64x800_broken_out_as_128x400() -> None:
     dac = [g for g in design.compute.links if g.media.value == "dac"]
     assert dac
     assert all(g.links_per_cable == 2 and g.cables * 2 == g.links for g in dac)
+
+
+def test_131072_gpus_native_800g_uplinks_when_the_speed_is_open() -> None:
+    radix = _size(gpus=131072, nic_speed=400, leaf="64x800", fabric="rail", uplink_speed=400)
+    native = _size(gpus=131072, nic_speed=400, leaf="64x800", fabric="rail")
+    leaf = native.compute.tier("leaf")
+    assert leaf is not None
+    # Issue 13, item 3: at equal switch counts fewer, faster links win. Leaves keep 64 x 400G
+    # down (32 cages) and send the same 25.6 Tb/s up as 32 x 800G (32 cages) instead of
+    # 64 x 400G: half the leaf-spine links, the same 2,048 + 2,048 + 1,024 switches.
+    assert (leaf.downlinks, leaf.uplinks, leaf.uplink_speed_gbps) == (64, 32, 800)
+    assert _counts(native) == _counts(radix) == {"leaf": 2048, "spine": 2048, "core": 1024}
+    assert _links(native, "leaf", "spine") == _links(radix, "leaf", "spine") // 2  # 65,536
+    assert native.compute.bisection_gbps == radix.compute.bisection_gbps  # 131,072 x 400 / 2
+    # What the 800G links give up is growth. A 64-port 800G spine takes 32 leaves down (4 rail
+    # groups of 8) and 64-port cores reach 64 pods: 64 x 4 x 64 servers x 8 GPUs = 131,072,
+    # full. As 128 x 400G: 8 groups a pod, 128 pods: 128 x 8 x 64 x 8 = 524,288.
+    assert native.compute.growth.max_gpus_same_tiers == 131072
+    assert radix.compute.growth.max_gpus_same_tiers == 524288
+
+
+def test_native_uplinks_instead_of_breakout_at_equal_switch_counts() -> None:
+    # Issue 13, item 3: 512 x 200G GPUs on 64 x 400G leaves and 64 x 800G spines. The leaf
+    # takes 64 servers at 200G (32 cages as 2 x 200G) and at 1:1 sends 64 x 200G = 12.8 Tb/s
+    # up: 32 x 400G on its other 32 cages, native, rather than 64 x 200G broken out.
+    design = _size(gpus=512, nic_speed=200, leaf="64x400", spine="64x800", fabric="rail")
+    leaf = design.compute.tier("leaf")
+    assert leaf is not None
+    assert (leaf.downlinks, leaf.uplinks, leaf.uplink_speed_gbps) == (64, 32, 400)
+    assert leaf.uplink_breakout == ""
+    # 64 servers = 1 unit: 8 rail leaves; 8 x 32 x 400G = 256 links on 2 spines of 128 x 400G
+    # (64 x 800G broken out 2 x 400G), not 512 x 200G.
+    assert _counts(design) == {"leaf": 8, "spine": 2}
+    assert _links(design, "leaf", "spine") == 256
+    forced = _size(gpus=512, nic_speed=200, leaf="64x400", spine="64x800", fabric="rail",
+                   uplink_speed=200)  # fmt: skip
+    assert _counts(forced) == _counts(design)  # breakout saves no switch here
+    assert _links(forced, "leaf", "spine") == 512
 
 
 def test_neti710_64_gpu_pair_single_tier() -> None:

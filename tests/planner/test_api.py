@@ -3,16 +3,21 @@ architecture (NVIDIA RA-11333) and first principles, as noted next to each asser
 
 import csv
 import io
+from decimal import Decimal
 
 import pytest
 from openpyxl import load_workbook
 from rest_framework.test import APIClient
 
+from catalog.models import Price
+from catalog.selectors import default_price_list
 from core.models import TokenScope
 from core.services import api_token_create
 from planner.models import Design
+from planner.selectors import catalog_changed
 from planner.services import design_create
 from tests.api_contract import ApiPermissionContract
+from tests.quotes.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -133,13 +138,24 @@ def test_exports_match_the_saved_bom(catalog, engineer):
     csv_response = client.get(f"/api/v1/designs/{design.pk}/bom.csv")
     assert csv_response.status_code == 200
     rows = list(csv.DictReader(io.StringIO(csv_response.content.decode("utf-8-sig"))))
-    assert {row["sku"]: int(row["quantity"]) for row in rows} == bom
+    # The last row is the total, marked "total" where a part has its SKU and with no quantity
+    # (it is no part): procurement sums the lines, or reads the total, never both.
+    *parts, total = rows
+    assert {row["sku"]: int(row["quantity"]) for row in parts} == bom
+    assert (total["sku"], total["quantity"]) == ("total", "")
+    priced = [Decimal(row["line_total"]) for row in parts if row["line_total"]]
+    unpriced = len(parts) - len(priced)
+    assert Decimal(total["line_total"]) == sum(priced)
+    assert total["description"] == f"{unpriced} lines without a price"
 
     xlsx_response = client.get(f"/api/v1/designs/{design.pk}/bom.xlsx")
     sheet = load_workbook(io.BytesIO(xlsx_response.content)).active
     assert sheet["A1"].value == "Export me"
+    *xlsx_parts, xlsx_total = sheet.iter_rows(min_row=3, values_only=True)
     # A generic line (catalog gap) has no SKU: an empty cell, which openpyxl reads as None.
-    assert {r[0] or "": r[2] for r in sheet.iter_rows(min_row=3, values_only=True)} == bom
+    assert {r[0] or "": r[2] for r in xlsx_parts} == bom
+    assert (xlsx_total[0], xlsx_total[2]) == ("total", None)
+    assert Decimal(str(xlsx_total[10])) == sum(priced)
 
     cabling = client.get(f"/api/v1/designs/{design.pk}/cabling.csv")
     lines = list(
@@ -182,3 +198,68 @@ def test_engine_field_errors_come_in_the_callers_language(catalog, engineer, lan
     )
     assert response.status_code == 400
     assert response.json()["errors"]["leaf"] == [expected]
+
+
+def test_resize_shows_what_todays_catalog_changes_then_saves_a_new_version(catalog, engineer):
+    client = client_for(engineer)
+    created = client.post("/api/v1/designs/", SMALL, format="json")
+    assert created.status_code == 201, created.content
+    design = created.json()
+    url = f"/api/v1/designs/{design['id']}/resize/"
+    # Same catalog as at saving: nothing would change.
+    same = client.get(url).json()
+    assert (same["changed"], same["changes"], same["total_delta"]) == (False, [], "0.00")
+
+    # The cable of the 64 server links (a generic 64x400 leaf, and AOC-D-D-400G-10M at
+    # 6,200.00 each) gets 100.00 cheaper on the default price list: still the cheapest medium
+    # that fits, so the engine picks it again and only its price changes.
+    cable = next(line for line in design["result"]["bom"] if line["category"] == "cable")
+    price = Price.objects.get(price_list=default_price_list(), product__sku=cable["sku"])
+    price.amount -= Decimal("100.00")
+    price.save()
+    catalog_changed()  # what the catalog signal does after COMMIT (this test never commits)
+    quantity = sum(
+        line["quantity"] for line in design["result"]["bom"] if line["sku"] == cable["sku"]
+    )
+    assert quantity == 64  # 64 GPUs, one 400G NIC port each, one cable per port
+    preview = client.get(url).json()
+    (change,) = preview["changes"]  # only that part changed
+    assert change["sku"] == cable["sku"]
+    assert change["kind"] == "repriced"
+    assert change["quantity_before"] == change["quantity_after"] == quantity
+    assert Decimal(change["unit_price_before"]) - Decimal(change["unit_price_after"]) == 100
+    assert Decimal(change["amount_delta"]) == -100 * 64  # -6,400.00
+    assert Decimal(preview["total_delta"]) == -100 * 64
+    assert Design.objects.count() == 1  # a preview saves nothing
+
+    saved = client.post(url)
+    assert saved.status_code == 201, saved.content
+    new = saved.json()
+    assert saved["Location"] == f"/api/v1/designs/{new['id']}/"
+    assert new["copied_from"] == design["id"]
+    assert Design.objects.get(pk=new["id"]).version == 2
+    # The saved design keeps what it was sized with; the new version is today's.
+    assert client.get(url).json()["changed"] is True
+    assert client.get(f"/api/v1/designs/{new['id']}/resize/").json()["changed"] is False
+
+
+def test_resize_of_another_teams_design_is_404(catalog, engineer, other_engineer):
+    design = design_create(owner=other_engineer, name="theirs", request_data=SMALL)
+    url = f"/api/v1/designs/{design.pk}/resize/"
+    assert client_for(engineer).get(url).status_code == 404
+    assert client_for(engineer).post(url).status_code == 404
+    assert Design.objects.count() == 1
+
+
+def test_list_filters_by_the_callers_customers_only(catalog, engineer, other_engineer):
+    ours = CustomerFactory(team=engineer.membership.team)
+    theirs = CustomerFactory(team=other_engineer.membership.team)
+    design = design_create(owner=engineer, name="ours", request_data=SMALL, customer=ours)
+    design_create(owner=engineer, name="no customer", request_data=SMALL)
+    client = client_for(engineer)
+    listed = client.get("/api/v1/designs/", {"customer": ours.pk}).json()["results"]
+    assert [d["id"] for d in listed] == [design.pk]
+    # Another team's customer is no choice (customers_visible_to decides), as on the page.
+    response = client.get("/api/v1/designs/", {"customer": theirs.pk})
+    assert response.status_code == 400
+    assert "customer" in response.json()["errors"]

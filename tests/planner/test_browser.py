@@ -68,7 +68,7 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
     # 2. GPUs and servers: a mistake is explained next to its field, live, without a reload.
     page.wait_for_selector("h1:has-text('GPUs and servers')")
     page.get_by_label("GPUs", exact=False).first.fill("1001")
-    page.wait_for_selector("#err-gpus:has-text('multiple of gpus_per_server')")
+    page.wait_for_selector("#err-gpus:has-text('multiple of GPUs per server')")
     assert page.locator("#id_gpus").get_attribute("aria-invalid") == "true"
     screenshot(page, "wizard-2-gpus-error")
     page.fill("#id_gpus", "1024")
@@ -131,7 +131,9 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
     with open(download.path(), "rb") as handle:  # no .xlsx suffix: openpyxl needs a stream
         sheet = load_workbook(io.BytesIO(handle.read())).active
     rows = [(r[0] or "", r[2]) for r in sheet.iter_rows(min_row=3, values_only=True)]
-    assert rows == [(line["sku"], line["quantity"]) for line in expected["bom"]]
+    # The part lines, then one row marked "total" (amounts, no quantity) for procurement.
+    assert rows[-1] == ("total", None)
+    assert rows[:-1] == [(line["sku"], line["quantity"]) for line in expected["bom"]]
 
     # Keyboard: the design page's first action is reachable and visibly focused.
     page.keyboard.press("Tab")

@@ -1,20 +1,28 @@
-"""The phased implementation plan: brochure durations (chapter 八), weekends skipped, BOM split."""
+"""The phased implementation plan: brochure durations (chapter 八), weekends skipped, BOM split.
+Holidays and adjusted working days: tests/planner/test_plan_calendar.py."""
 
 from datetime import date
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planner.engine.result import BomLineResult
 from planner.plan import (
     ACCEPTANCE_DAYS,
     CABLES_PER_CREW_DAY,
     add_working_days,
     build_plan,
     deployment_working_days,
+    is_working_day,
     phase_working_days,
     split_quantity,
 )
 from planner.svg import gantt_svg
+
+NICS = BomLineResult(
+    sku="NIC", description="NIC", quantity=1024, power_w=0, power_max_w=0, rack_units=0,
+    plane="compute", tier="server", category="nic",
+)  # fmt: skip
 
 
 def test_working_days_skip_weekends():
@@ -49,7 +57,7 @@ def test_plan_phases_follow_each_other_without_overlap():
         su_servers=32,
         cables=2048,
         switches=24,
-        bom=[{"sku": "NIC", "description": "NIC", "quantity": 1024}],
+        bom=[NICS],
         start=date(2026, 11, 22),  # a Sunday: the project starts Monday 2026-11-23
     )
     assert plan.start == date(2026, 11, 23)
@@ -57,8 +65,11 @@ def test_plan_phases_follow_each_other_without_overlap():
         "requirements", "design", "poc", "pilot", "full", "operations",
     ]  # fmt: skip
     for before, after in zip(plan.phases, plan.phases[1:], strict=False):
+        assert before.end is not None  # only the last phase (operations) is ongoing
         assert after.start > before.end
-        assert after.start.weekday() < 5
+        assert is_working_day(after.start)
+    assert plan.phases[-1].ongoing
+    assert plan.phases[-1].end is None
     assert plan.pilot_servers == 32  # one scalable unit
     line = plan.lines[0]
     # 1,024 NICs over 128 servers = 8 per server: POC 2 servers = 16, pilot 32 servers = 256.

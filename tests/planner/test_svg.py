@@ -9,7 +9,7 @@ import pytest
 from catalog.services import SEED_PATH
 from catalog.snapshot import snapshot_from_seed
 from planner.engine.request import parse_request
-from planner.engine.serialize import design_to_dict
+from planner.engine.result import design_result
 from planner.engine.sizing import size
 from planner.svg import FONT, MAX_BOXES, lengths_svg, topology_svg
 
@@ -23,7 +23,7 @@ def snapshot():
 
 def result(snapshot, **request):
     base = {"gpus_per_server": 8, "nic_speed": 400, "fabric": "rail", "leaf": "64x400"}
-    return design_to_dict(size(parse_request({**base, **request}, snapshot), snapshot))
+    return design_result(size(parse_request({**base, **request}, snapshot), snapshot))
 
 
 def parse(svg: str) -> ET.Element:
@@ -60,11 +60,11 @@ def test_1024_gpus_every_switch_and_bundle_labelled(snapshot):
     # Each link group is a bundle: 4 servers per rack, leaves mid-row; the slots up to the DAC's
     # 3 m reach get DAC, the rest of the 1,024 server links the 10 m AOC, and the 1,024 uplinks
     # the 30 m AOC to the spine row.
-    server_groups = [g for g in data["links"] if g["a"] == "server"]
-    assert sum(g["count"] for g in server_groups) == 1024
-    for group in data["links"]:
-        media = group["media"].upper()
-        label = f"{group['count']:,} links · 400G · {media} {group['length_m']:g} m"
+    server_groups = [g for g in data.links if g.a == "server"]
+    assert sum(g.count for g in server_groups) == 1024
+    for group in data.links:
+        media = group.media.upper()
+        label = f"{group.count:,} links · 400G · {media} {group.length_m:g} m"
         assert label in labels
     assert "1,024 links · 400G · AOC 30 m" in labels
 
@@ -79,10 +79,10 @@ def test_large_clusters_stay_small_and_grouped(snapshot, gpus):
     assert len(rects) < 8 * MAX_BOXES
     labels = texts(root)
     assert "…" in labels
-    leaves = data["switches"]["leaf"]
+    leaves = data.switches["leaf"]
     assert any(t.startswith(f"Leaf · {leaves:,} ×") for t in labels)
-    links = next(link for link in data["links"] if link["a"] == "server")
-    assert any(t.startswith(f"{links['count']:,} links") for t in labels)
+    links = next(link for link in data.links if link.a == "server")
+    assert any(t.startswith(f"{links.count:,} links") for t in labels)
 
 
 def test_planes_and_translated_labels_are_escaped(snapshot):
@@ -98,9 +98,9 @@ def test_lengths_histogram(snapshot):
     data = result(snapshot, gpus=1024)
     root = parse(lengths_svg(data, {"title": "线缆长度"}))
     labels = texts(root)
-    bins = data["planes"][0]["lengths"]
-    for length in {b["length_m"] for b in bins}:
+    bins = data.planes[0].lengths
+    for length in {b.length_m for b in bins}:
         assert f"{length:g} m" in labels
     # The 1,024 leaf-spine links make the tallest bar: the axis peak and that bar.
-    assert max(b["links"] for b in bins) == 1024
+    assert max(b.links for b in bins) == 1024
     assert labels.count("1,024") == 2

@@ -158,7 +158,7 @@ def test_step_error_is_shown_next_to_its_field(engineer_client, draft):
     )
     assert response.status_code == 200  # stays on the step
     html = response.content.decode()
-    assert "must be a multiple of gpus_per_server" in field_errors(html, "gpus")
+    assert "must be a multiple of GPUs per server" in field_errors(html, "gpus")  # its label
     assert field_errors(html, "gpus_per_server").strip() == ""
     assert 'aria-invalid="true"' in html
     draft.refresh_from_db()
@@ -434,8 +434,9 @@ def test_design_page_shows_both_ends_parts_and_the_gap(
     links = result["links"]
     expected_a = [f"{server} · {link['end_a']['form_factor']} × {link['end_a']['cages']}"
                   for link in links]  # fmt: skip
+    leaf = {"en": "Leaf", "zh-hans": "叶交换机"}[language]  # the tier in the reader's language
     expected_b = [
-        f"Leaf · {link['end_b']['form_factor']} × {link['end_b']['cages']}"
+        f"{leaf} · {link['end_b']['form_factor']} × {link['end_b']['cages']}"
         + (f" ({n}x{link['speed_gbps']}G)" if (n := link["end_b"]["links_per_cage"]) > 1 else "")
         for link in links
     ]
@@ -444,7 +445,7 @@ def test_design_page_shows_both_ends_parts_and_the_gap(
     [breakout] = [link for link in links if link["end_b"]["links_per_cage"] > 1]
     # 16 server ports on 4 QSFP28 cages of 4 lanes each.
     assert (breakout["count"], breakout["end_b"]["cages"]) == (16, 4)
-    assert "Leaf · QSFP28 × 4 (4x25G)" in expected_b
+    assert f"{leaf} · QSFP28 × 4 (4x25G)" in expected_b
 
     # The generic assembly: its name in the reader's language, its count and the marker; the
     # catalog parts by SKU with their counts, modules at each end, the optics' patch cords.
@@ -461,7 +462,7 @@ def test_design_page_shows_both_ends_parts_and_the_gap(
     [fibre] = optics["fibre"]
     assert f"{cord}: {fibre['sku']} × {fibre['quantity']}" in optics_row
     assert f"{server}: {optics['transceiver_sku_a']} × {optics['transceivers_a']}" in optics_row
-    assert f"Leaf: {optics['transceiver_sku_b']} × {optics['transceivers_b']}" in optics_row
+    assert f"{leaf}: {optics['transceiver_sku_b']} × {optics['transceivers_b']}" in optics_row
     for link in links:
         if link["cable_sku"] and not link["fibre"]:
             assert f"{link['cable_sku']} × {link['cables']}" in link_rows[links.index(link)]

@@ -1,15 +1,21 @@
 """Test data for quotes: a few real products from the catalog seed (loaded through the catalog's
 own loader, with their sample prices, tiers and costs), customers, and sized designs written
-directly as `planner.models.Design` rows (the quotes tests never run the engine)."""
+directly as `planner.models.Design` rows with a known bill of materials."""
 
+import functools
 import json
 from decimal import Decimal
 
 import factory
 
 from catalog.services import SEED_PATH, catalog_load
+from catalog.snapshot import snapshot_from_seed
+from customers.models import Customer
+from planner.engine.request import parse_request
+from planner.engine.serialize import design_to_dict
+from planner.engine.sizing import size
 from planner.models import Design
-from quotes.models import Customer, DiscountPolicy, PolicyMetric
+from quotes.models import DiscountPolicy, PolicyMetric
 from tests.core.factories import TeamFactory
 
 # The SKUs the test design uses, and the services every quote adds.
@@ -22,7 +28,9 @@ SEED_SKUS = (
     "EZMAX-QSFP28-100G-SR4",  # optics, list 980.00, tiers >=100: 931.00
     "EZMAX-SVC-POC",  # 0.00
     "EZMAX-SVC-INSTALL-DAY",  # 3,000.00 per engineer-day, cost 1,950.00
-    "EZMAX-SVC-SUPPORT-YEAR",  # 50,000.00 per year, cost 32,500.00
+    "EZMAX-SVC-SUPPORT-YEAR",  # 50,000.00 per year, cost 32,500.00 (flat: older quotes)
+    "EZMAX-SVC-SUPPORT-SWITCH-YEAR",  # 25,000.00 per switch-year, cost 16,250.00
+    "EZMAX-SVC-SUPPORT-GPU-YEAR",  # 2,000.00 per GPU-year, cost 1,300.00
 )
 
 
@@ -52,19 +60,23 @@ SMALL_BOM = [
 ]  # fmt: skip
 
 
+@functools.cache
+def _sized_frame() -> dict:
+    """A real engine result for the same 32 GPUs on the seed catalog (every field the stored
+    result's codec requires), whose BOM the tests then replace with SMALL_BOM's known SKUs."""
+    catalog = snapshot_from_seed(json.loads(SEED_PATH.read_text(encoding="utf-8")))
+    fields = {"gpus": 32, "gpus_per_server": 8, "nic_speed": 100, "leaf": "MSN2700-CS2F",
+              "fabric": "rail", "oversubscription": 1}  # fmt: skip
+    return design_to_dict(size(parse_request(fields, catalog), catalog))
+
+
 def small_result():
-    return {
-        "gpus": 32,
-        "gpus_per_server": 8,
-        "servers": 4,
-        "racks": 1,
-        "planes": [
-            {"name": "compute", "style": "rail", "tiers": [{"role": "leaf", "count": 1}]},
-            {"name": "oob", "style": "packed", "tiers": [{"role": "leaf", "count": 1}]},
-        ],
-        "bom": [dict(line) for line in SMALL_BOM],
-        "warnings": [],
-    }
+    result = json.loads(json.dumps(_sized_frame()))  # a fresh copy each time
+    result["bom"] = [
+        {"power_max_w": line["power_w"], "catalog_gap": False, **line} for line in SMALL_BOM
+    ]
+    result["warnings"] = []
+    return result
 
 
 class CustomerFactory(factory.django.DjangoModelFactory):

@@ -44,16 +44,17 @@ def test_engineer_quotes_manager_approves_customer_accepts(
     page.click("button[type=submit].primary")
     page.wait_for_selector("[data-testid=quote-lines]")
     assert page.locator("[data-testid=status]").inner_text() == "Draft"
-    # 445,900.00 + 13% = 503,867.00 (see test_services.py).
-    assert page.locator("[data-testid=total]").inner_text() == "503,867.00"
+    # 445,900.00 + VAT per kind = 499,737.00 (see test_services.py).
+    assert page.locator("[data-testid=total]").inner_text() == "499,737.00"
     screenshot(page, "quotes-2-draft")
 
     # 15% on every product: above the 10% policy.
     page.fill("input[name=discount_percent]#id_discount_percent", "15")
     page.click("[data-testid=apply-discount]")
     page.wait_for_selector("[data-testid=approval-reasons]")
-    # Products 386,900 x 0.85 = 328,865 + services 59,000 = 387,865.00; x 1.13 = 438,287.45.
-    assert page.locator("[data-testid=total]").inner_text() == "438,287.45"
+    # Products 386,900 x 0.85 = 328,865 + services 59,000 = 387,865.00; VAT: goods 328,865 x 13%
+    # = 42,752.45, services 59,000 x 6% = 3,540.00; total 434,157.45.
+    assert page.locator("[data-testid=total]").inner_text() == "434,157.45"
     page.click("[data-testid=submit]")
     page.wait_for_selector("text=Pending approval")
     screenshot(page, "quotes-3-pending")
@@ -82,7 +83,7 @@ def test_engineer_quotes_manager_approves_customer_accepts(
     customer_page = new_page(browser)
     customer_page.goto(f"{base}{share_url}")
     assert customer_page.locator("[data-testid=current-user]").count() == 0
-    assert customer_page.locator("[data-testid=total]").inner_text() == "438,287.45"
+    assert customer_page.locator("[data-testid=total]").inner_text() == "434,157.45"
     screenshot(customer_page, "quotes-6-proposal")
     customer_page.fill("#id_name", "Li Wei")
     customer_page.fill("#id_email", "li.wei@example.com")

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from customers.models import Customer
 from planner.services import design_create
-from quotes.models import Customer, Document, DocumentStatus
+from quotes.models import Document, DocumentStatus
 from quotes.services import quote_create
 from tests.conftest import load_seed_catalog, screenshot
 from tests.quotes.test_browser import log_in

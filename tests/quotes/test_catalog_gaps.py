@@ -4,7 +4,7 @@ page, in the API and in the PDF; the totals leave it out; the quote can be neith
 sent until the sales engineer prices it or replaces it with a catalog SKU.
 
 Amounts are worked from the seed prices in tests/quotes/factories.py (CNY, VAT 13%); the quote
-without the gap line is the one of test_services.py: subtotal 445,900.00, total 503,867.00."""
+without the gap line is the one of test_services.py: subtotal 445,900.00, total 499,737.00."""
 
 from decimal import Decimal
 
@@ -27,11 +27,12 @@ PROBLEM = "application/problem+json"
 GAP_DESCRIPTION = "800G OSFP DR4 module"
 PRICE = D("2350.00")  # what the sales engineer enters per module
 # 128 modules x 2,350.00 = 300,800.00; subtotal 445,900.00 + 300,800.00 = 746,700.00;
-# VAT 746,700.00 x 13% = 97,071.00; total 746,700.00 + 97,071.00 = 843,771.00.
+# VAT per kind: goods (386,900 + 300,800) x 13% = 89,401.00, services 59,000 x 6% = 3,540.00;
+# tax 92,941.00; total 746,700.00 + 92,941.00 = 839,641.00.
 PRICED_LINE_TOTAL = D("300800.00")
 PRICED_SUBTOTAL = D("746700.00")
-PRICED_TAX = D("97071.00")
-PRICED_TOTAL = D("843771.00")
+PRICED_TAX = D("92941.00")
+PRICED_TOTAL = D("839641.00")
 SR4 = "EZMAX-QSFP28-100G-SR4"  # list 980.00; tier >= 100: 931.00
 
 
@@ -208,7 +209,7 @@ def test_page_marks_the_line_and_refuses_submit_with_the_message(client, gap_quo
     assert "To be priced" in page
     assert "The totals exclude 1 line to be priced." in page
     assert 'data-testid="unpriced-callout"' in page
-    assert f"{TOTAL:,.2f}" in page  # 503,867.00: the catalog lines only
+    assert f"{TOTAL:,.2f}" in page  # 499,737.00: the catalog lines only
     chinese = client.get(detail, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "待定价" in chinese
     assert "合计不含 1 行待定价项目。" in chinese
@@ -231,7 +232,7 @@ def test_page_marks_the_line_and_refuses_submit_with_the_message(client, gap_quo
     assert line.line_total == PRICED_LINE_TOTAL  # 128 x 2,350.00
     page = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'data-testid="to-be-priced"' not in page
-    assert f"{PRICED_TOTAL:,.2f}" in page  # 843,771.00
+    assert f"{PRICED_TOTAL:,.2f}" in page  # 839,641.00
     client.post(reverse("quotes:revision-action", args=[gap_quote.pk, 0, "send"]))
     revision = current(gap_quote)
     assert revision.status == QuoteStatus.SENT
@@ -286,7 +287,7 @@ def test_api_shows_the_line_to_be_priced_refuses_then_prices_it(
     assert (line["unit_price"], line["line_total"], line["list_unit_price"]) == (None, None, None)
     assert line["price_source"] == "unpriced"  # fits the 10-character column
     assert not any(other["to_be_priced"] for other in revision["lines"] if other is not line)
-    assert (revision["unpriced_lines"], revision["total"]) == (1, "503867.00")
+    assert (revision["unpriced_lines"], revision["total"]) == (1, "499737.00")
 
     url = f"/api/v1/quotes/{body['id']}/"
     for action in ("submit", "send"):
@@ -312,7 +313,7 @@ def test_api_shows_the_line_to_be_priced_refuses_then_prices_it(
     assert (priced["to_be_priced"], priced["unit_price"], priced["line_total"]) == (
         False, "2350.00", "300800.00",  # 128 x 2,350.00
     )  # fmt: skip
-    assert (revision["unpriced_lines"], revision["total"]) == (0, "843771.00")
+    assert (revision["unpriced_lines"], revision["total"]) == (0, "839641.00")
     assert client.post(f"{url}submit/").json()["status"] == "approved"
     response = client.post(f"{url}send/")
     assert response.status_code == 200
@@ -347,9 +348,10 @@ def _totals_note(language: str, lines: int) -> str:
 
 @pytest.mark.parametrize(("language", "marker"), [("en", "To be priced"), ("zh-hans", "待定价")])
 def test_proposal_pdf_marks_the_line_to_be_priced(engineer, language, marker):
+    from customers.models import Customer
     from planner.services import design_create
     from quotes.documents import document_render, document_request
-    from quotes.models import Customer, DocumentStatus
+    from quotes.models import DocumentStatus
     from tests.conftest import load_seed_catalog
     from tests.quotes.test_documents import REQUEST_64, pdf_text
 

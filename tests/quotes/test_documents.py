@@ -12,11 +12,13 @@ from django.urls import reverse
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
+from core.jobs import job_claim
 from core.models import TokenScope
 from core.services import api_token_create
+from customers.models import Customer
 from planner.services import design_create
-from quotes.documents import document_render, document_request, documents_sweep
-from quotes.models import Customer, Document, DocumentStatus
+from quotes.documents import DOCUMENTS, document_render, document_request, documents_sweep
+from quotes.models import Document, DocumentStatus
 from quotes.services import quote_create
 from tests.conftest import IN_CI, load_seed_catalog, require_service
 
@@ -206,7 +208,7 @@ def test_worker_killed_mid_render_still_yields_one_document(
 
     if IN_CI:
         require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")
-    settings.DOCUMENT_LEASE_SECONDS = 5  # the worker gets it through its environment
+    settings.JOB_LEASE_SECONDS = 5  # the worker gets it through its environment
     quote = make_quote(
         engineer,
         request={**REQUEST_64, "gpus": 16384, "leaf": "64x800"},
@@ -224,7 +226,7 @@ def test_worker_killed_mid_render_still_yields_one_document(
     first.kill()
     assert status() == DocumentStatus.RENDERING  # stuck, until the lease runs out
 
-    time.sleep(settings.DOCUMENT_LEASE_SECONDS + 1)
+    time.sleep(settings.JOB_LEASE_SECONDS + 1)
     assert documents_sweep()["requeued"] == 1
     second = start_worker()
     deadline = time.monotonic() + 120
@@ -402,10 +404,15 @@ def test_acceptance_records_the_hash_of_the_bytes_served(client, quote, engineer
 @pytest.fixture
 def sent(monkeypatch):
     """The ids of the render messages sent to the broker (captured, not sent)."""
-    from quotes.tasks import render_document_task
+    import core.jobs
 
     ids: list[int] = []
-    monkeypatch.setattr(render_document_task, "delay", lambda pk: ids.append(pk))
+
+    def send(task: str, job_id: int) -> None:
+        assert task == "quotes.tasks.render_document_task"
+        ids.append(job_id)
+
+    monkeypatch.setattr(core.jobs, "task_send", send)
     return ids
 
 
@@ -434,14 +441,14 @@ def test_sweep_sends_again_a_queued_job_whose_message_was_lost_whatever_its_hist
 ):
     """Rendered once, its worker killed, re-queued by the sweep, and that message lost with the
     broker (a Redis restart without persistence): the job was queued forever."""
-    from quotes.documents import _claim
-
     revision = make_quote(engineer).current_revision
     with django_capture_on_commit_callbacks(execute=True):
         document = document_request(user=engineer, revision=revision, language="en")
     assert sent == [document.pk]
-    assert _claim(document.pk) is not None  # a worker takes it, then is killed
-    clock(settings.DOCUMENT_LEASE_SECONDS + 1)
+    assert (
+        job_claim(kind=DOCUMENTS, job_id=document.pk) is not None
+    )  # a worker takes it, then is killed
+    clock(settings.JOB_LEASE_SECONDS + 1)
     with django_capture_on_commit_callbacks(execute=True):
         assert documents_sweep() == {"requeued": 1, "failed": 0}
     assert sent == [document.pk] * 2
@@ -449,7 +456,7 @@ def test_sweep_sends_again_a_queued_job_whose_message_was_lost_whatever_its_hist
     with django_capture_on_commit_callbacks(execute=True):
         assert documents_sweep() == {"requeued": 0, "failed": 0}
     # ...then the sweep sends it again (after 10 minutes, the old rule's threshold, at the latest).
-    clock(max(settings.DOCUMENT_QUEUE_STALE_SECONDS, 600) + 1)
+    clock(max(settings.JOB_QUEUE_STALE_SECONDS, 600) + 1)
     with django_capture_on_commit_callbacks(execute=True):
         assert documents_sweep() == {"requeued": 1, "failed": 0}
     assert sent == [document.pk] * 3
@@ -463,8 +470,6 @@ def test_sweep_sends_again_a_queued_job_whose_message_was_lost_whatever_its_hist
 def test_asking_again_for_a_stuck_document_queues_it_again(
     full_catalog, engineer, settings, sent, clock, django_capture_on_commit_callbacks
 ):
-    from quotes.documents import _claim
-
     revision = make_quote(engineer).current_revision
     with django_capture_on_commit_callbacks(execute=True):
         document = document_request(user=engineer, revision=revision, language="en")
@@ -472,19 +477,19 @@ def test_asking_again_for_a_stuck_document_queues_it_again(
     assert again.pk == document.pk
     assert sent == [document.pk]  # under way: asking again sends nothing
     # Its message was lost: asking again once it is stale sends it again.
-    clock(settings.DOCUMENT_QUEUE_STALE_SECONDS + 1)
+    clock(settings.JOB_QUEUE_STALE_SECONDS + 1)
     with django_capture_on_commit_callbacks(execute=True):
         again = document_request(user=engineer, revision=revision, language="en")
     assert again.pk == document.pk
     assert sent == [document.pk] * 2
     # A worker takes it and is killed: once its lease ran out, asking again re-queues it.
-    assert _claim(document.pk) is not None
+    assert job_claim(kind=DOCUMENTS, job_id=document.pk) is not None
     with django_capture_on_commit_callbacks(execute=True):
         assert document_request(user=engineer, revision=revision, language="en").status == (
             DocumentStatus.RENDERING
         )
     assert sent == [document.pk] * 2
-    clock(settings.DOCUMENT_LEASE_SECONDS + 1)
+    clock(settings.JOB_LEASE_SECONDS + 1)
     with django_capture_on_commit_callbacks(execute=True):
         again = document_request(user=engineer, revision=revision, language="en")
     assert again.status == DocumentStatus.QUEUED
@@ -500,20 +505,20 @@ def test_a_render_whose_lease_was_taken_over_stores_nothing(
     """Worker A stalls past its lease; B takes the document over. A finishing first must not
     store its bytes (or mark the document ready under B); B's are the document's."""
     import quotes.documents
-    from quotes.documents import _claim, _finish
+    from core.jobs import job_complete
     from quotes.pdf import RenderedDocument
 
     revision = make_quote(engineer).current_revision
     document = document_request(user=engineer, revision=revision, language="en")
-    stalled = _claim(document.pk)
+    stalled = job_claim(kind=DOCUMENTS, job_id=document.pk)
     assert stalled is not None
-    clock(settings.DOCUMENT_LEASE_SECONDS + 1)  # A's lease is not renewed: it runs out
+    clock(settings.JOB_LEASE_SECONDS + 1)  # A's lease is not renewed: it runs out
     results = []
 
     def render(revision, *, kind, language, start_date, progress):
         # B renders; meanwhile A wakes up and finishes.
-        results.append(_finish(document_id=document.pk, owner=stalled.lease_owner,
-                               rendered=RenderedDocument(b"%PDF-1.7 from A", 1)))  # fmt: skip
+        results.append(job_complete(kind=DOCUMENTS, job_id=document.pk, owner=stalled.lease_owner,
+                                    result=RenderedDocument(b"%PDF-1.7 from A", 1)))  # fmt: skip
         return RenderedDocument(b"%PDF-1.7 from B", 1)
 
     monkeypatch.setattr(quotes.documents, "render_document", render)
@@ -573,7 +578,8 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     # Both ends: 16 server SFP28 cages, 4 leaf QSFP28 cages of 4 x 25G.
     assert (end_a["cages"], end_b["cages"], end_b["links_per_cage"]) == (16, 4, 4)
     assert flat(f"{server} · {end_a['form_factor']} × {end_a['cages']}") in text
-    assert flat(f"Leaf · {end_b['form_factor']} × {end_b['cages']} (4x25G)") in text
+    leaf = "Leaf" if language == "en" else "叶交换机"  # the tier named in the reader's language
+    assert flat(f"{leaf} · {end_b['form_factor']} × {end_b['cages']} (4x25G)") in text
     # The generic assembly: its name in the document's language, count and the marker.
     [gap] = [line for line in result["bom"] if line["catalog_gap"]]
     with translation.override(language):
@@ -587,7 +593,7 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     [cord] = optics["fibre"]
     assert flat(f"{cord['sku']} × {cord['quantity']}") in text
     assert flat(f"{server}: {optics['transceiver_sku_a']} × {optics['transceivers_a']}") in text
-    assert flat(f"Leaf: {optics['transceiver_sku_b']} × {optics['transceivers_b']}") in text
+    assert flat(f"{leaf}: {optics['transceiver_sku_b']} × {optics['transceivers_b']}") in text
 
     # The cabling schedule, one row per cable: each breakout cable carries 4 links at 25G from a
     # QSFP28 cage (the cable's own end in it) to SFP28 cages, and is marked to be priced.
@@ -618,8 +624,34 @@ def test_the_default_timings_meet_the_recovery_limits():
     the heartbeat renews the lease several times within its period."""
     from config.settings import base
 
-    assert base.DOCUMENT_LEASE_SECONDS + base.DOCUMENT_SWEEP_SECONDS <= 60
-    assert base.DOCUMENT_QUEUE_STALE_SECONDS + base.DOCUMENT_SWEEP_SECONDS <= 120
-    assert base.DOCUMENT_HEARTBEAT_SECONDS <= base.DOCUMENT_LEASE_SECONDS / 3
+    assert base.JOB_LEASE_SECONDS + base.JOB_SWEEP_SECONDS <= 60
+    assert base.JOB_QUEUE_STALE_SECONDS + base.JOB_SWEEP_SECONDS <= 120
+    assert base.JOB_HEARTBEAT_SECONDS <= base.JOB_LEASE_SECONDS / 3
     sweep = base.CELERY_BEAT_SCHEDULE["sweep-documents"]
-    assert sweep["schedule"] == base.DOCUMENT_SWEEP_SECONDS
+    assert sweep["schedule"] == base.JOB_SWEEP_SECONDS
+
+
+def test_every_time_limit_comes_from_the_one_settings_block():
+    """The Celery limits are the JOB_* values, no task sets others, every job kind is swept at
+    the same period, and the broker never redelivers a task that may still be running."""
+    from config.celery import app
+    from config.settings import base
+
+    assert base.CELERY_TASK_SOFT_TIME_LIMIT == base.JOB_SOFT_TIME_LIMIT_SECONDS
+    assert base.CELERY_TASK_TIME_LIMIT == base.JOB_TIME_LIMIT_SECONDS
+    assert base.JOB_SOFT_TIME_LIMIT_SECONDS < base.JOB_TIME_LIMIT_SECONDS
+    assert base.JOB_TIME_LIMIT_SECONDS < base.CELERY_VISIBILITY_TIMEOUT
+    app.autodiscover_tasks(force=True)
+    ours = [task for name, task in app.tasks.items() if not name.startswith("celery.")]
+    # core: 5 (probe, probe sweep, webhook, due webhooks, keys); quotes: 3 (render, sweep, expiry);
+    # planner: 2 (export, export sweep).
+    assert len(ours) == 12, sorted(app.tasks)  # and planner: as-built check, its sweep
+    for task in ours:  # a task's own limit would replace the settings' one
+        assert task.soft_time_limit == base.JOB_SOFT_TIME_LIMIT_SECONDS, task.name
+        assert task.time_limit == base.JOB_TIME_LIMIT_SECONDS, task.name
+    sweeps = {"quotes.tasks.sweep_documents", "core.tasks.sweep_worker_probes",
+              "planner.tasks.sweep_exports",
+              "planner.asbuilt_tasks.sweep_asbuilt_checks"}  # fmt: skip
+    scheduled = {e["task"]: e for e in base.CELERY_BEAT_SCHEDULE.values() if e["task"] in sweeps}
+    assert set(scheduled) == sweeps
+    assert {e["schedule"] for e in scheduled.values()} == {base.JOB_SWEEP_SECONDS}

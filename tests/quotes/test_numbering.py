@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from quotes import services
 from quotes.models import Quote, QuoteNumberCounter
+from quotes.services import creation
 
 
 @pytest.mark.django_db
@@ -30,7 +31,7 @@ def test_a_failed_creation_gives_its_number_back(catalog, engineer, design, cust
         raise RuntimeError("pricing failed after the number was taken")
 
     with monkeypatch.context() as patch:
-        patch.setattr(services, "_reprice", broken)
+        patch.setattr(creation, "_reprice", broken)  # the creation module prices the lines
         with pytest.raises(RuntimeError):
             services.quote_create(user=engineer, design=design, customer=customer)
     # The failed creation rolled back with its number: the next quote is 2, not 3.

@@ -98,14 +98,16 @@ def test_missing_price_is_reported():
 
 
 def test_service_rule():
-    # 4 servers, 2 switches: 2 + ceil(4/8)=1 -> 3 days; pilot ceil(3/5)=1, full 2.
+    # 4 servers, 2 switches: 2 + ceil(4/8)=1 -> 3 days; pilot ceil(3/5)=1, full 2; support per
+    # switch-year: 2 switches x 1 year = 2.
     assert [(s.tier, s.quantity) for s in service_quantities(servers=4, switches=2)] == [
-        ("poc", 1), ("pilot", 1), ("full", 2), ("support", 1),
+        ("poc", 1), ("pilot", 1), ("full", 2), ("support", 2),
     ]  # fmt: skip
-    # 128 servers, 12 switches: 12 + 16 = 28 days; pilot ceil(28/5)=6, full 22; 3 years support.
+    # 128 servers, 12 switches: 12 + 16 = 28 days; pilot ceil(28/5)=6, full 22; 3 years of
+    # support for 12 switches = 36 switch-years.
     assert [
         (s.tier, s.quantity) for s in service_quantities(servers=128, switches=12, support_years=3)
-    ] == [("poc", 1), ("pilot", 6), ("full", 22), ("support", 3)]
+    ] == [("poc", 1), ("pilot", 6), ("full", 22), ("support", 36)]
     # A tiny design still gets 2 days (pilot 1, full 1); no support line for 0 years.
     assert [
         (s.tier, s.quantity) for s in service_quantities(servers=1, switches=0, support_years=0)

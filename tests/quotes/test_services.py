@@ -27,10 +27,12 @@ D = Decimal
 
 # Products: 32 x 7,800 + 96,000 + 32 x 600 + 22,000 + 4 x 25 = 386,900.00.
 # Services (4 servers, 2 switches -> 3 engineer-days: pilot 1, full 2): POC 0 + 3 x 3,000
-# + 1 year support 50,000 = 59,000.00. Subtotal 445,900.00; VAT 13% 57,967.00; total 503,867.00.
+# + support priced per switch-year: 2 switches x 1 year x 25,000 = 50,000 -> 59,000.00.
+# Subtotal 445,900.00. VAT per kind: goods 386,900 x 13% = 50,297.00, services 59,000 x 6%
+# = 3,540.00; tax 53,837.00; total 499,737.00.
 SUBTOTAL = D("445900.00")
-TAX = D("57967.00")
-TOTAL = D("503867.00")
+TAX = D("53837.00")
+TOTAL = D("499737.00")
 
 
 def current(quote):
@@ -48,7 +50,7 @@ def test_quote_from_design_prices_and_freezes_everything(quote, design):
     assert revision.currency == "CNY"
     assert revision.exchange_rate == D("1")
     assert revision.price_list_code == "CNY-2026"
-    # Cost: 32 x 5,070 + 62,400 + 32 x 390 + 14,300 + 4 x 16 + 0 + 3 x 1,950 + 32,500
+    # Cost: 32 x 5,070 + 62,400 + 32 x 390 + 14,300 + 4 x 16 + 0 + 3 x 1,950 + 2 x 16,250
     #     = 162,240 + 62,400 + 12,480 + 14,300 + 64 + 5,850 + 32,500 = 289,834.00.
     assert revision.cost_total == D("289834.00")
     # Margin (445,900 - 289,834) / 445,900 = 35.0002% -> 35.00.
@@ -251,8 +253,9 @@ def test_customer_accepts_through_the_link(quote, engineer):
         link=link, name="Li Wei", email="li.wei@example.com", ip="203.0.113.7",
         optional_line_ids=[option.pk], pdf_sha256="a" * 64,
     )  # fmt: skip
-    # Accepted with the option: (445,900 + 9,800) x 1.13 = 455,700 + 59,241 = 514,941.00.
-    assert decision.accepted_total == D("514941.00")
+    # Accepted with the option (a product, 13%): goods (386,900 + 9,800) x 13% = 51,571.00,
+    # services 59,000 x 6% = 3,540.00; 455,700 + 55,111 = 510,811.00.
+    assert decision.accepted_total == D("510811.00")
     assert (decision.name, decision.email, decision.ip) == (
         "Li Wei", "li.wei@example.com", "203.0.113.7",
     )  # fmt: skip
@@ -311,12 +314,12 @@ def test_price_override_and_status_changes_are_audited(quote, engineer):
 
 
 def test_total_and_margin_policies(quote, engineer):
-    manager_policy(metric="total_amount", threshold="500000", currency="CNY")
+    manager_policy(metric="total_amount", threshold="499000", currency="CNY")
     manager_policy(metric="margin_percent", threshold="36")
     revision = current(quote)
     services.revision_terms_update(user=engineer, revision=revision, terms="Net 30")
     revision = current(quote)
-    # Total 503,867.00 > 500,000 and margin 35.00% < 36%.
+    # Total 499,737.00 > 499,000 and margin 35.00% < 36%.
     assert sorted(r["metric"] for r in revision.approval_reasons) == [
         "margin_percent", "total_amount",
     ]  # fmt: skip
@@ -333,22 +336,3 @@ def test_note_lines_and_missing_prices(quote, engineer):
     PriceList.objects.all().delete()
     with pytest.raises(QuoteInvalid):
         services.revision_line_add(user=engineer, revision=revision, sku="MSN2700-CS2F")
-
-
-def test_customer_upsert_by_external_id(engineer, other_engineer):
-    customer, created = services.customer_upsert_by_external_id(
-        user=engineer, source="hubspot", external_id="42", name_en="Example AI Lab"
-    )
-    assert created
-    assert customer.team.name == "Team A"
-    same, created = services.customer_upsert_by_external_id(
-        user=engineer, source="hubspot", external_id="42", name_en="Example AI Lab Ltd",
-        name_zh="示例人工智能实验室",
-    )  # fmt: skip
-    assert not created
-    assert same.pk == customer.pk
-    assert same.name_zh == "示例人工智能实验室"
-    with pytest.raises(TransitionNotAllowed):
-        services.customer_upsert_by_external_id(
-            user=other_engineer, source="hubspot", external_id="42", name_en="Hijack"
-        )

@@ -40,8 +40,8 @@ class Command(BaseCommand):
                     f"{state:<8} {used}  {token.name}"
                 )
         else:
-            token = ApiToken.objects.filter(prefix=options["prefix"]).first()
-            if token is None:
+            found = ApiToken.objects.filter(prefix=options["prefix"]).first()
+            if found is None:
                 raise CommandError(f"No token with prefix {options['prefix']!r}.")
-            api_token_revoke(token=token)
-            self.stdout.write(f"Revoked {token.prefix}.")
+            api_token_revoke(token=found)
+            self.stdout.write(f"Revoked {found.prefix}.")

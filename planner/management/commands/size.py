@@ -1,5 +1,4 @@
 import json
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -8,7 +7,9 @@ from django.db import DatabaseError
 
 from catalog.selectors import price_map
 from core.errors import DomainError
+from planner.alternatives import alternatives_to_json
 from planner.engine.serialize import format_text
+from planner.meaning import engine_estimate, estimate_text, estimate_to_json
 from planner.services import design_alternatives, design_size
 
 # CLI option -> request field. The request file and the API use the field names.
@@ -27,6 +28,10 @@ OPTIONS: tuple[tuple[str, type, str], ...] = (
     ("rails-per-plane", int, "rail-plane: rails sharing one spine plane"),
     ("servers-per-su", int, "servers per scalable unit (default: as many as a leaf serves)"),
     ("min-spines", int, "fewest spines of a two-tier fabric (default 2; 1 allows a single spine)"),
+    ("oversubscription-tolerance", float, "how far above the target a design may go (0.1: 10 %)"),
+    ("planes", int, "rail: identical compute planes the server ports split over (default: open)"),
+    ("uplink-speed", int, "leaf-spine speed in Gbps (default: the cheapest both tiers run)"),
+    ("build", str, "growth (default: partial units get every uplink) | today (least to buy now)"),
     ("servers-per-rack", int, "servers per rack"),
     ("rack-width-m", float, "rack width in metres"),
     ("racks-per-row", int, "racks per row"),
@@ -46,6 +51,12 @@ class Command(BaseCommand):
         parser.add_argument("--dual-homing", action="store_true", help="tor: two leaves per rack")
         parser.add_argument("--request", type=Path, help="a JSON request file (API field names)")
         parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument(
+            "--job",
+            type=Path,
+            help="a JSON training job (parameters, tensor_parallel, ...): adds the estimated "
+            "communication time per step",
+        )
         parser.add_argument(
             "--alternatives",
             action="store_true",
@@ -69,6 +80,8 @@ class Command(BaseCommand):
                 self._alternatives(data, options["format"])
                 return
             sized = design_size(request_data=data)
+            job = _read_request(options["job"], "job") if options["job"] else None
+            comms = engine_estimate(design=sized.design, data=job) if job is not None else None
         except DomainError as exc:
             raise CommandError(str(exc).replace("\n", " ")) from exc
         except DatabaseError as exc:
@@ -77,30 +90,20 @@ class Command(BaseCommand):
                 "`manage.py load_catalog` first."
             ) from exc
         if options["format"] == "json":
-            self.stdout.write(json.dumps(sized.result, indent=2, ensure_ascii=False))
+            body = (
+                sized.result
+                if comms is None
+                else {**sized.result, "comms": estimate_to_json(comms)}
+            )
+            self.stdout.write(json.dumps(body, indent=2, ensure_ascii=False))
         else:
             self.stdout.write(format_text(sized.design))
+            if comms is not None:
+                self.stdout.write(estimate_text(comms))
 
     def _alternatives(self, data: dict[str, Any], output: str) -> None:
         options = design_alternatives(request_data=data, prices=price_map())
-        rows = []
-        for option in options:
-            result = option.result
-            cost = result.get("cost")
-            rows.append(
-                {
-                    "label": result["label"],
-                    "cost_per_gpu": (
-                        str((Decimal(cost) / result["gpus"]).quantize(Decimal("0.01")))
-                        if cost is not None
-                        else None
-                    ),
-                    "cost_estimated": result["cost_estimated"],
-                    "unpriced_lines": result["unpriced_lines"],
-                    "tradeoffs": result["notes"],
-                    "design": result,
-                }
-            )
+        rows = alternatives_to_json(options)
         if output == "json":
             self.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False))
             return
@@ -109,7 +112,7 @@ class Command(BaseCommand):
             self.stdout.write(format_text(option.design))
 
 
-def _read_request(path: Path) -> dict[str, Any]:
+def _read_request(path: Path, what: str = "request") -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -117,5 +120,5 @@ def _read_request(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise CommandError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}).") from exc
     if not isinstance(data, dict):
-        raise CommandError(f"{path} must hold a JSON object of request fields.")
+        raise CommandError(f"{path} must hold a JSON object of {what} fields.")
     return data

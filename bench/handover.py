@@ -1,0 +1,70 @@
+"""Handover benchmark (issue 16): the A4 cable-label sheet for 1,024 GPUs (target under 30 s),
+with its storage and out-of-band planes, and the cheaper handover files beside it. Engine and
+WeasyPrint in this process, no database: the sheet with two labels a cable is rendered by the
+export job's own code (`planner.export_jobs.labels_sheet_pdf`, batches of whole pages, progress
+after each), which is what the worker runs; tests/planner/test_labels_job.py times it in a
+real worker end to end."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from catalog.snapshot import snapshot_from_seed
+from planner.engine.cabling import iter_cabling
+from planner.engine.request import parse_request
+from planner.engine.sizing import size
+from planner.handover.cable_ids import identified
+from planner.handover.elevations import design_elevations
+from planner.handover.labels import labels_pdf
+from planner.handover.netbox import netbox_zip
+
+SEED = Path(__file__).resolve().parents[1] / "catalog" / "seed" / "catalog.json"
+CAPTIONS = {"this_end": "This end", "far_end": "Far end", "length": "Length"}
+
+
+def _design(gpus: int):  # type: ignore[no-untyped-def]
+    catalog = snapshot_from_seed(json.loads(SEED.read_text()))
+    request = {"gpus": gpus, "nic_speed": 400, "fabric": "rail", "leaf": "64x400",
+               "storage": {"nic_speed": 200, "storage_nodes": 16}, "oob": {}}  # fmt: skip
+    return size(parse_request(request, catalog), catalog)
+
+
+def run() -> list[tuple[str, float] | tuple[str, float, str]]:
+    design = _design(1024)
+    start = time.perf_counter()
+    elevations = design_elevations(design)
+    cables = list(identified(iter_cabling(design), elevations))
+    ids_s = time.perf_counter() - start
+    figures: list[tuple[str, float] | tuple[str, float, str]] = [
+        ("1,024 GPUs: elevations + cable ids", ids_s),
+        ("1,024 GPUs: cables", float(len(cables)), "cables"),
+    ]
+    start = time.perf_counter()
+    netbox_zip(design, elevations, cables)
+    figures.append(("1,024 GPUs: NetBox zip", time.perf_counter() - start))
+    # One run each: the sheet takes seconds. CPU time beside wall time, because on a shared
+    # machine the wall time says more about the neighbours than about the render.
+    import django
+
+    django.setup()  # planner.export_jobs reads the models' module (no query is made)
+    from planner.export_jobs import labels_sheet_pdf
+
+    reports: list[int] = []
+    start, cpu = time.perf_counter(), time.process_time()
+    pdf = labels_sheet_pdf(cables, captions=CAPTIONS, progress=reports.append)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    label = "worker's render, 2 labels a cable, target < 30 s"
+    figures.append((f"1,024 GPUs: label sheet PDF ({label})", wall, "s"))
+    figures.append((f"1,024 GPUs: label sheet PDF ({label}), CPU", cpu, "s"))
+    figures.append(("1,024 GPUs: label sheet progress reports", float(len(reports)), "reports"))
+    figures.append(("1,024 GPUs: label sheet size (2 a cable)", len(pdf) / 1e6, "MB"))
+    for copies, label in ((1, "1 label a cable, in one render"),):
+        start, cpu = time.perf_counter(), time.process_time()
+        pdf = labels_pdf(cables, captions=CAPTIONS, copies=copies)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        figures.append((f"1,024 GPUs: label sheet PDF ({label})", wall, "s"))
+        figures.append((f"1,024 GPUs: label sheet PDF ({label}), CPU", cpu, "s"))
+        figures.append((f"1,024 GPUs: label sheet size ({copies} a cable)", len(pdf) / 1e6, "MB"))
+    return figures

@@ -1,0 +1,271 @@
+"""Load (issue 18, item 6): the lists and the wizard's preview under 20 connections, against
+gunicorn with production settings (config.settings.production, gunicorn.conf.py's sync workers),
+with 1,000 designs and 1,000 quotes in the database.
+
+Goals on this 2-core machine: `GET /api/v1/designs/` and `GET /api/v1/quotes/` at >= 300 req/s
+with p95 < 100 ms; `POST /api/v1/designs/preview/` of 1,024 GPUs >= 300 req/s with p95 < 50 ms.
+
+The database is SQLite in a temporary directory unless BENCH_DATABASE_URL names another (a
+PostgreSQL one is what production runs). The load generator is Python threads with http.client
+keep-alive connections, one per thread: it shares the two cores with the server, so the figures
+understate what a C client (wrk) would measure. Each figure is the median of ROUNDS rounds."""
+
+import http.client
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONNECTIONS = 20
+ROUNDS = 3
+ROUND_S = 5.0
+DESIGNS = 1000
+QUOTES = 1000
+PREVIEW_1024 = {
+    "gpus": 1024, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail",
+    "leaf": "64x400", "spine": "64x400",
+}  # fmt: skip
+# Saved designs of three sizes (up to the largest the API accepts), copied to DESIGNS rows: the
+# list must cost the same whatever the designs' size.
+SEED_SCRIPT = """
+import time
+from django.contrib.auth import get_user_model
+from core.roles import SALES_ENGINEER
+from core.services import user_create
+from customers.models import Customer
+from planner.models import Design
+from planner.services import design_create
+from quotes.services import quote_create
+
+started = time.monotonic()
+user = user_create(username="bench", password="bench-pw-1", role=SALES_ENGINEER, team_name="Bench")
+team = user.membership.team
+customer = Customer.objects.create(name_en="Bench customer", team=team)
+requests = [
+    %(preview)s,
+    {"gpus": 131072, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail", "leaf": "64x800"},
+    {"gpus": 1000000, "nic_speed": 400, "fabric": "rail", "leaf": "64x800", "planes": 8},
+]
+sized = [design_create(owner=user, name=f"seed {n}", request_data=r, customer=customer)
+         for n, r in enumerate(requests)]
+copies = []
+for n in range(%(designs)d - len(sized)):
+    source = sized[n %% len(sized)]
+    copies.append(Design(
+        name=f"design {n}", owner=user, team=team, customer=customer, scenario=source.scenario,
+        is_draft=False, request=source.request, result=source.result, gpus=source.gpus,
+        catalog_version=source.catalog_version, sizing_snapshot=source.sizing_snapshot,
+    ))
+Design.objects.bulk_create(copies, batch_size=100)
+for n in range(%(quotes)d):
+    quote_create(user=user, design=sized[0], customer=customer)
+print(f"seeded in {time.monotonic() - started:.0f} s")
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def prepare(env: dict[str, str], *, designs: int = DESIGNS, quotes: int = QUOTES) -> str:
+    """Migrate, load the catalog, seed the rows; returns a read-write API token."""
+    manage = [sys.executable, "manage.py"]
+    seed = SEED_SCRIPT % {"designs": designs, "quotes": quotes, "preview": json.dumps(PREVIEW_1024)}
+    for args in (["migrate", "-v0"], ["setup_roles"], ["load_catalog"], ["shell", "-c", seed]):
+        subprocess.run(manage + args, cwd=ROOT, env=env, check=True, capture_output=True)
+    out = subprocess.run(
+        [*manage, "api_token", "create", "--user", "bench", "--scope", "read-write"],
+        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return out.stdout.strip().splitlines()[-1]
+
+
+def production_env(workdir: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "bench-" + "k" * 60,
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", f"sqlite:///{workdir}/bench.sqlite3"),
+        "API_THROTTLE_USER": "10000000/min",
+        "LOG_LEVEL": "WARNING",
+        "CELERY_DATA_DIR": f"{workdir}/celery",
+        "MEDIA_ROOT": f"{workdir}/media",
+    }
+    env.pop("REDIS_URL", None)
+    return env
+
+
+def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    """gunicorn as deployed (gunicorn.conf.py); only the address and the access log differ. Its
+    own log (warnings: every 4xx the load or the fuzzing provokes) goes to server.log in the
+    working directory."""
+    log = open(Path(env["MEDIA_ROOT"]).parent / "server.log", "ab")  # noqa: SIM115 (the server's)
+    server = subprocess.Popen(
+        [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application",
+         "--log-level", "warning"],
+        cwd=ROOT, env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": ""},
+        start_new_session=True, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("gunicorn did not start")
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(15)
+
+
+def _headers(token: str) -> dict[str, str]:
+    # TLS ends at the proxy in production: the header says so (SECURE_PROXY_SSL_HEADER), so the
+    # production redirect to https does not apply.
+    return {
+        "Authorization": f"Bearer {token}",
+        "X-Forwarded-Proto": "https",
+        "Content-Type": "application/json",
+    }
+
+
+def load_round(
+    port: int, token: str, method: str, path: str, body: bytes | None, seconds: float
+) -> tuple[list[float], float, int]:
+    """CONNECTIONS threads, each on its own keep-alive connection, for `seconds`; returns the
+    latencies, the elapsed time and the count of answers other than 200."""
+    latencies: list[float] = []
+    failures = [0]
+    lock = threading.Lock()
+    stop_at = time.perf_counter() + seconds
+    headers = _headers(token)
+
+    def client() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine: list[float] = []
+        bad = 0
+        while time.perf_counter() < stop_at:
+            started = time.perf_counter()
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            mine.append(time.perf_counter() - started)
+            if response.status != 200:
+                bad += 1
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+            failures[0] += bad
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(CONNECTIONS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies, time.perf_counter() - started, failures[0]
+
+
+def measure(port: int, token: str, method: str, path: str, body: bytes | None) -> dict[str, float]:
+    load_round(port, token, method, path, body, 2.0)  # warm-up: every worker's caches
+    rates, p95s, medians = [], [], []
+    for _ in range(ROUNDS):
+        latencies, elapsed, bad = load_round(port, token, method, path, body, ROUND_S)
+        if bad:
+            raise RuntimeError(f"{method} {path}: {bad} answers were not 200")
+        latencies.sort()
+        rates.append(len(latencies) / elapsed)
+        p95s.append(latencies[int(len(latencies) * 0.95) - 1])
+        medians.append(statistics.median(latencies))
+    return {
+        "rate": statistics.median(rates),
+        "p95": statistics.median(p95s),
+        "median": statistics.median(medians),
+    }
+
+
+SINGLE_REQUESTS = 100
+
+
+def single_thread(
+    port: int, token: str, method: str, path: str, body: bytes | None, requests: int
+) -> dict[str, float]:
+    """One connection, one request after another: the server's own cost of a request (median
+    and p95, in seconds) and the size of the answer. On a shared machine this moves far less
+    than the 20-connection figures, which count every other process's use of the two cores."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = _headers(token)
+    latencies, size = [], 0
+    for _ in range(requests + 5):  # the first five warm the worker's caches
+        started = time.perf_counter()
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        size = len(response.read())
+        latencies.append(time.perf_counter() - started)
+        if response.status != 200:
+            raise RuntimeError(f"{method} {path}: {response.status}")
+    conn.close()
+    latencies = sorted(latencies[5:])
+    return {
+        "median": statistics.median(latencies),
+        "p95": latencies[int(len(latencies) * 0.95) - 1],
+        "bytes": float(size),
+    }
+
+
+ENDPOINTS = [
+    ("GET /api/v1/designs/ (goal >= 300 req/s, p95 < 100 ms)", "GET", "/api/v1/designs/", None),
+    ("GET /api/v1/quotes/ (goal >= 300 req/s, p95 < 100 ms)", "GET", "/api/v1/quotes/", None),
+    (
+        "preview 1,024 GPUs (goal >= 300 req/s, p95 < 50 ms)",
+        "POST",
+        "/api/v1/designs/preview/",
+        json.dumps(PREVIEW_1024).encode(),
+    ),
+]
+
+
+def run() -> list[tuple]:
+    workdir = tempfile.mkdtemp(prefix="ezmax-bench-load-")
+    env = production_env(workdir)
+    seeded = time.monotonic()
+    token = prepare(env)
+    results: list[tuple] = [
+        ("seeding 1,000 designs and 1,000 quotes", time.monotonic() - seeded, "s")
+    ]
+    port = _free_port()
+    server = start_gunicorn(env, port)
+    try:
+        for label, method, path, body in ENDPOINTS:
+            short = label.split(" (")[0]
+            alone = single_thread(port, token, method, path, body, SINGLE_REQUESTS)
+            results.append((f"{short}, one connection: median per request", alone["median"]))
+            results.append((f"{short}, one connection: p95 per request", alone["p95"]))
+            results.append((f"{short}: answer size", alone["bytes"], "bytes"))
+            if os.environ.get("BENCH_LOAD_SINGLE_ONLY"):
+                continue
+            figures = measure(port, token, method, path, body)
+            results.append((f"{label}: throughput", figures["rate"], "req/s"))
+            results.append((f"{short}: p95", figures["p95"]))
+            results.append((f"{short}: median", figures["median"]))
+        return results
+    finally:
+        stop(server)
+
+
+if __name__ == "__main__":
+    for figure in run():
+        print(figure)

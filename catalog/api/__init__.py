@@ -1,0 +1,1 @@
+"""The catalog over REST: views in `views.py`, routes in `urls.py`."""

@@ -1,0 +1,101 @@
+"""Customers of EZMAX, their contacts and the CRM opportunities their quotes belong to.
+
+Below planner and quotes in the layers: designs and quotes point here, never the reverse. The
+tables kept their data when the models moved out of quotes (see migrations/0001_initial.py)."""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from core.models import Team
+
+
+class Customer(models.Model):
+    """A customer of EZMAX. `external_source` + `external_id` identify it in the CRM."""
+
+    name_en = models.CharField(_("name (English)"), max_length=200)
+    name_zh = models.CharField(_("name (Chinese)"), max_length=200, blank=True)
+    external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
+    external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
+    preferred_language = models.CharField(
+        _("preferred language"), max_length=10, choices=settings.LANGUAGES, default="zh-hans"
+    )
+    team = models.ForeignKey(
+        Team, on_delete=models.PROTECT, related_name="customers", verbose_name=_("team")
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("customer")
+        verbose_name_plural = _("customers")
+        ordering = ["name_en"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["external_source", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="customer_unique_external_id",
+            )
+        ]
+
+    def __str__(self) -> str:
+        # The reader's language picks the name: an English page or PDF shows the English one.
+        if self.name_zh and (get_language() or "").startswith("zh"):
+            return self.name_zh
+        return self.name_en or self.name_zh
+
+
+class Contact(models.Model):
+    customer = models.ForeignKey(
+        Customer, on_delete=models.CASCADE, related_name="contacts", verbose_name=_("customer")
+    )
+    name = models.CharField(_("name"), max_length=120)
+    email = models.EmailField(_("email"), blank=True)
+    phone = models.CharField(_("phone"), max_length=40, blank=True)
+    title = models.CharField(_("job title"), max_length=120, blank=True)
+    is_primary = models.BooleanField(_("primary contact"), default=False)
+
+    class Meta:
+        verbose_name = _("contact")
+        verbose_name_plural = _("contacts")
+        ordering = ["-is_primary", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Opportunity(models.Model):
+    """A sales opportunity (a deal in the CRM) a customer's quotes belong to. `external_source` +
+    `external_id` identify it in the CRM, as for customers."""
+
+    customer = models.ForeignKey(
+        Customer, on_delete=models.PROTECT, related_name="opportunities", verbose_name=_("customer")
+    )
+    name = models.CharField(_("name"), max_length=200)
+    external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
+    external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="opportunities",
+        verbose_name=_("owner"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("opportunity")
+        verbose_name_plural = _("opportunities")
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["external_source", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="opportunity_unique_external_id",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,130 @@
+"""The alternatives a proposal shows beside the quoted design (issue 13, item 7): sized on the
+catalog snapshot the design was sized with (never today's), priced with that snapshot's prices,
+each labelled by what it optimises and with its cost difference per GPU against the quoted one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from planner import presenters
+from planner.engine.catalog import CatalogSnapshot
+from planner.engine.errors import DesignError
+from planner.engine.request import RequestError, parse_request
+from planner.engine.sizing import size
+from planner.i18n import localized_notes
+from planner.models import Design, SizingSnapshot
+from planner.services import (
+    DesignNotFeasible,
+    DesignRequestInvalid,
+    SizedDesign,
+    catalog_prices,
+    design_alternatives,
+    design_catalog,
+    sizing_snapshot_catalog,
+)
+
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlternativeRow:
+    label: str  # what it optimises, in the reader's language
+    fabric: str
+    tiers: int
+    switches: int
+    leaf: str
+    spine: str
+    planes: int
+    oversubscription: float | None
+    power_w: int
+    cost_per_gpu: Decimal | None
+    delta_per_gpu: Decimal | None  # against the quoted design; None when either is unpriced
+    partly_unpriced: bool
+    notes: tuple[str, ...]
+
+
+def _label(code: str) -> str:
+    return {
+        "lowest_cost": _("Lowest cost"),
+        "most_resilient": _("Most resilient"),
+        "most_growth": _("Most growth room"),
+    }.get(code, code)
+
+
+def proposal_catalog(*, pinned_sha256: str, design: Design | None) -> CatalogSnapshot | None:
+    """The snapshot a quote pinned, else its design's; None when neither is known."""
+    if pinned_sha256:
+        snapshot = SizingSnapshot.objects.filter(sha256=pinned_sha256).first()
+        if snapshot is not None:
+            return sizing_snapshot_catalog(snapshot=snapshot)
+    if design is not None and design.result is not None:
+        return design_catalog(design=design)
+    return None
+
+
+def _per_gpu(cost: str | None, gpus: int) -> Decimal | None:
+    return (Decimal(cost) / gpus).quantize(CENT) if cost is not None and gpus else None
+
+
+def alternative_rows(
+    *, request_data: Mapping[str, object], catalog: CatalogSnapshot
+) -> list[AlternativeRow]:
+    """Up to three alternatives to the quoted request, on `catalog` and its prices. Empty when
+    the request no longer sizes on it (nothing to compare with)."""
+    prices = catalog_prices(catalog)
+    try:
+        quoted = size(parse_request(request_data, catalog), catalog, prices)
+        options = design_alternatives(request_data=request_data, prices=prices, catalog=catalog)
+    except (RequestError, DesignError, DesignRequestInvalid, DesignNotFeasible):
+        return []
+    base = _per_gpu(quoted.cost, quoted.gpus) if not quoted.unpriced_lines else None
+    rows = []
+    for option in options:
+        design, result = option.design, option.value
+        tiers = {tier.role: tier for tier in design.compute.tiers}
+        cost = _per_gpu(design.cost, design.gpus)
+        priced = cost is not None and not design.unpriced_lines
+        rows.append(
+            AlternativeRow(
+                label=_label(design.label),
+                fabric=presenters.fabric_label(result.fabric),
+                tiers=design.compute.shape.tiers,
+                switches=result.switches_total,
+                leaf=tiers["leaf"].switch,
+                spine=tiers["spine"].switch if "spine" in tiers else "",
+                planes=design.compute.shape.fabric_planes,
+                oversubscription=tiers["leaf"].oversubscription,
+                power_w=design.power_w,
+                cost_per_gpu=cost,
+                delta_per_gpu=cost - base if priced and base is not None and cost else None,
+                partly_unpriced=design.unpriced_lines > 0,
+                notes=tuple(localized_notes(result)),
+            )
+        )
+    return rows
+
+
+def alternatives_to_json(options: Sequence[SizedDesign]) -> list[dict[str, Any]]:
+    """The alternatives as the API and `size --alternatives --format json` give them: a list of
+    designs, each with its label, cost per GPU and trade-offs in words, and the design itself
+    through the one result codec."""
+    rows = []
+    for option in options:
+        result = option.value
+        cost = _per_gpu(result.cost, result.gpus)
+        rows.append(
+            {
+                "label": result.label,
+                "cost_per_gpu": str(cost) if cost is not None else None,
+                "cost_estimated": result.cost_estimated,
+                "unpriced_lines": result.unpriced_lines,
+                "tradeoffs": list(localized_notes(result)),
+                "design": option.result,
+            }
+        )
+    return rows

@@ -1,0 +1,1 @@
+"""Designs over REST: views in `views.py`, routes in `urls.py`."""

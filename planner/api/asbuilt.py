@@ -1,0 +1,46 @@
+"""The as-built check over the API: what an upload carries and what a check answers."""
+
+from typing import Any
+
+from rest_framework import serializers
+
+from planner.asbuilt_models import AsBuiltCheck
+
+ASBUILT_UPLOAD = (
+    "Neighbour data of the built cluster, checked against the design: `lldpctl -f json` output "
+    "(one switch's, with `filename` naming the switch, e.g. `leaf01.json`; or an object of "
+    "outputs keyed by device name) or a CSV `device,port,neighbor_device,neighbor_port`. As "
+    "multipart/form-data with `file` (up to 20 MB), or JSON with `filename` and `content` (the "
+    "file's text; a JSON body is limited to the server's request size). A problem in the file "
+    "is a 400 whose `errors.file` lists every problem with its line; nothing is stored. A clean "
+    "upload is 202 with the check, whose `links.self` reports progress and, when `status` is "
+    "`done`, the result: counts per finding, per rack, and the punch list."
+)
+
+
+class AsBuiltUploadSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    file = serializers.FileField(required=False)
+    filename = serializers.CharField(required=False, max_length=255)
+    content = serializers.CharField(required=False, trim_whitespace=False)
+
+
+class AsBuiltCheckSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    links = serializers.SerializerMethodField()
+    result = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AsBuiltCheck
+        fields = [
+            "id", "design", "format", "original_name", "sha256", "size_bytes", "neighbours",
+            "status", "progress", "step", "error", "created_at", "finished_at", "result",
+            "links",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_links(self, check: AsBuiltCheck) -> dict[str, str]:
+        return {"self": f"/api/v1/designs/{check.design_id}/as-built/{check.pk}/"}
+
+    def get_result(self, check: AsBuiltCheck) -> dict[str, Any] | None:
+        """The punch list once done (None before)."""
+        result: dict[str, Any] | None = check.result if check.status == check.DONE else None
+        return result

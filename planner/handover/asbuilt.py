@@ -1,0 +1,520 @@
+"""The cabling as built: neighbour data read from the built cluster, checked against the design.
+
+Pure Python. Two inputs are read:
+
+- `lldpctl -f json` output (lldpd's JSON). lldpd names neither the local system nor, in that
+  command, anything but its interfaces, so a single document belongs to the device the upload
+  names (its file name), and several switches' outputs come as one object keyed by device name.
+  Both shapes lldpd writes are read: `interface` as an object of interfaces (one neighbour) or as
+  a list of one-key objects (several), and `-f json0`'s lists of `name`d entries.
+- A CSV of `device,port,neighbor_device,neighbor_port`.
+
+Every observation keeps the line it came from, so each problem names its line.
+
+The check works on links (a breakout cable carries one link per lane, `cable_ids.legs`) and
+reports per cable: correct, swapped ends (its far end and another cable's are exchanged), wrong
+port, missing (neither end sees a neighbour), and the observed links the design does not have
+and no other finding explains (unexpected)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from planner.engine.cabling import CablingRow
+from planner.handover.cable_ids import Cable, legs
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_PROBLEMS = 50  # an upload that is wrong everywhere is told its first fifty problems
+CSV_HEADER = ("device", "port", "neighbor_device", "neighbor_port")
+_SWITCH_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$")
+
+Endpoint = tuple[str, str]
+
+
+class Status(StrEnum):
+    CORRECT = "correct"
+    SWAPPED = "swapped"
+    WRONG_PORT = "wrong_port"
+    MISSING = "missing"
+    UNEXPECTED = "unexpected"
+
+
+# A cable with several lanes takes the worst of them, in this order.
+_SEVERITY = (Status.WRONG_PORT, Status.SWAPPED, Status.MISSING, Status.CORRECT)
+
+
+class InputFormat(StrEnum):
+    LLDP = "lldp"
+    CSV = "csv"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Neighbour:
+    """One port and the neighbour it reports (or the CSV says it has)."""
+
+    line: int
+    device: str
+    port: str
+    neighbor_device: str
+    neighbor_port: str
+
+    @property
+    def local(self) -> Endpoint:
+        return (self.device, self.port)
+
+    @property
+    def remote(self) -> Endpoint:
+        return (self.neighbor_device, self.neighbor_port)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Problem:
+    """One thing wrong with an upload. `code` picks the sentence the caller shows (translated
+    there); `params` fills it."""
+
+    code: str
+    line: int | None = None
+    params: Mapping[str, object] = field(default_factory=dict)
+
+
+class UploadRejected(Exception):
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(", ".join(problem.code for problem in problems))
+        self.problems = problems
+
+
+def _problem(code: str, line: int | None, **params: object) -> Problem:
+    return Problem(code=code, line=line, params=params)
+
+
+def _reject(code: str, line: int | None = None, **params: object) -> UploadRejected:
+    return UploadRejected([Problem(code=code, line=line, params=params)])
+
+
+# --- Reading -------------------------------------------------------------------------------------
+
+
+def detect_format(data: bytes, filename: str) -> InputFormat:
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if filename.lower().endswith(".json") or head in (b"{", b"["):
+        return InputFormat.LLDP
+    return InputFormat.CSV
+
+
+def decode(data: bytes) -> str:
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise _reject("too_large", size_mb=MAX_UPLOAD_BYTES // (1024 * 1024))
+    if not data.strip():
+        raise _reject("empty")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _reject("not_utf8", data.count(b"\n", 0, exc.start) + 1) from None
+    return text
+
+
+def parse_csv(text: str) -> list[Neighbour]:
+    reader = csv.reader(io.StringIO(text))
+    out: list[Neighbour] = []
+    header: tuple[str, ...] | None = None
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        cells = tuple(cell.strip() for cell in row)
+        if header is None:
+            header = tuple(cell.lower() for cell in cells)
+            if header != CSV_HEADER:
+                raise _reject("bad_header", line, expected=",".join(CSV_HEADER))
+            continue
+        if len(cells) != len(CSV_HEADER):
+            raise _reject("columns", line, count=len(cells), expected=len(CSV_HEADER))
+        if not all(cells):
+            raise _reject("blank_field", line)
+        out.append(
+            Neighbour(
+                line=line,
+                device=cells[0],
+                port=cells[1],
+                neighbor_device=cells[2],
+                neighbor_port=cells[3],
+            )
+        )
+    if header is None:
+        raise _reject("empty")
+    return out
+
+
+class _Lines:
+    """Line numbers for a JSON text: json does not keep positions, so each interface is found
+    again by its quoted name, searching forward from the last one (lldpd writes them in order)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.cursor = 0
+        self.line = 1  # the line `cursor` is on: counted forward only, never from the start
+
+    def find(self, key: str) -> int:
+        needle = json.dumps(key)
+        position = self.text.find(needle, self.cursor)
+        if position < 0:  # out of order: rare, so counting from the start is affordable
+            position = self.text.find(needle)
+            return self.line if position < 0 else self.text.count("\n", 0, position) + 1
+        self.line += self.text.count("\n", self.cursor, position)
+        self.cursor = position + len(needle)
+        return self.line
+
+
+def parse_lldp(text: str, *, device: str = "") -> list[Neighbour]:
+    """`device`: whose `lldpctl -f json` this is, for a single document (the file's name)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _reject("bad_json", exc.lineno, reason=exc.msg) from None
+    except RecursionError:  # nested deeper than any lldpctl output: hostile or broken
+        raise _reject("not_lldp", 1) from None
+    lines = _Lines(text)
+    if isinstance(data, dict) and "lldp" in data:
+        if not device:
+            raise _reject("no_device", 1)
+        return list(_document(device, data, lines))
+    if isinstance(data, dict) and data:
+        out: list[Neighbour] = []
+        for name, document in data.items():
+            line = lines.find(name)
+            if not isinstance(document, dict) or "lldp" not in document:
+                raise _reject("not_lldp", line)
+            out.extend(_document(str(name), document, lines))
+        return out
+    raise _reject("not_lldp", 1)
+
+
+def _one(value: Any) -> Any:
+    """json0 wraps every value in a list of one."""
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value
+
+
+def _interfaces(lldp: Any, lines: _Lines) -> Iterator[tuple[str, Any, int]]:
+    lldp = _one(lldp)
+    if not isinstance(lldp, dict):
+        raise _reject("not_lldp", lines.find("lldp"))
+    interfaces = lldp.get("interface")
+    if interfaces is None:
+        return  # a switch with no neighbours
+    if isinstance(interfaces, dict):
+        interfaces = [{name: entry} for name, entry in interfaces.items()]
+    if not isinstance(interfaces, list):
+        raise _reject("not_lldp", lines.find("interface"))
+    for item in interfaces:
+        if isinstance(item, dict) and "name" in item and isinstance(item.get("name"), str):
+            yield item["name"], item, lines.find(item["name"])  # json0
+        elif isinstance(item, dict) and len(item) == 1:
+            ((name, entry),) = item.items()
+            yield str(name), entry, lines.find(str(name))
+        else:
+            raise _reject("not_lldp", lines.find("interface"))
+
+
+def _document(device: str, document: Mapping[str, Any], lines: _Lines) -> Iterator[Neighbour]:
+    for ifname, entry, line in _interfaces(document["lldp"], lines):
+        if not isinstance(entry, dict):
+            raise _reject("not_lldp", line)
+        neighbor = _chassis_name(entry.get("chassis"))
+        port = _port_name(entry.get("port"))
+        if not neighbor:
+            raise _reject("no_neighbor_name", line, port=ifname)
+        if not port:
+            raise _reject("no_neighbor_port", line, port=ifname)
+        yield Neighbour(
+            line=line, device=device, port=ifname, neighbor_device=neighbor, neighbor_port=port
+        )
+
+
+def _chassis_name(chassis: Any) -> str:
+    chassis = _one(chassis)
+    if not isinstance(chassis, dict):
+        return ""
+    if "name" in chassis:  # json0, or a chassis without a system name keyed by id
+        name = _one(chassis["name"])
+        return str(name.get("value", "")) if isinstance(name, dict) else str(name or "")
+    names = [key for key in chassis if key not in ("id", "descr", "mgmt-ip", "capability")]
+    return str(names[0]) if len(names) == 1 else ""
+
+
+def _port_name(port: Any) -> str:
+    """The neighbour's port: its id when that is an interface name, else its description."""
+    port = _one(port)
+    if not isinstance(port, dict):
+        return ""
+    ident = _one(port.get("id"))
+    if isinstance(ident, dict) and ident.get("type") in ("ifname", "local"):
+        return str(ident.get("value", ""))
+    descr = _one(port.get("descr"))
+    if isinstance(descr, dict):
+        descr = descr.get("value", "")
+    return str(descr or "")
+
+
+def read_upload(data: bytes, *, filename: str) -> tuple[InputFormat, list[Neighbour]]:
+    text = decode(data)
+    kind = detect_format(data, filename)
+    if kind == InputFormat.LLDP:
+        stem = filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        return kind, parse_lldp(text, device=stem)
+    return kind, parse_csv(text)
+
+
+# --- The design's ports -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class PortBook:
+    """What the design has: every cabled port, and each switch's physical port count (a switch
+    port the design leaves free is still a port)."""
+
+    cabled: frozenset[Endpoint]
+    devices: frozenset[str]
+    switch_ports: Mapping[str, int]
+
+    def knows(self, device: str, port: str) -> bool:
+        if (device, port) in self.cabled:
+            return True
+        match = _SWITCH_PORT.match(port)
+        return match is not None and 1 <= int(match.group(1)) <= self.switch_ports.get(device, 0)
+
+
+def _switch_role(device: str) -> str:
+    for role in ("leaf", "spine", "core"):
+        if role in device:
+            return role
+    return ""
+
+
+def port_book(rows: Iterable[CablingRow], tier_ports: Mapping[tuple[str, str], int]) -> PortBook:
+    """`tier_ports`: physical ports of one switch, by (plane, role)."""
+    cabled: set[Endpoint] = set()
+    switch_ports: dict[str, int] = {}
+    for row in rows:
+        for a_device, a_port, b_device, b_port in legs(row):
+            cabled.add((a_device, a_port))
+            cabled.add((b_device, b_port))
+            for device in (a_device, b_device):
+                role = _switch_role(device)
+                if role and device not in switch_ports:
+                    switch_ports[device] = tier_ports.get((row.plane, role), 0)
+    devices = {device for device, _ in cabled}
+    return PortBook(cabled=frozenset(cabled), devices=frozenset(devices), switch_ports=switch_ports)
+
+
+def check_neighbours(neighbours: list[Neighbour], book: PortBook) -> None:
+    """Every device and port known to the design; no port listed twice; no neighbour port
+    claimed by two ports. Raises with every problem found (up to MAX_PROBLEMS)."""
+    problems: list[Problem] = []
+    seen_local: dict[Endpoint, int] = {}
+    seen_remote: dict[Endpoint, tuple[int, Endpoint]] = {}
+    for item in neighbours:
+        for device, port in (item.local, item.remote):
+            if device not in book.devices:
+                problems.append(_problem("unknown_device", item.line, device=device))
+            elif not book.knows(device, port):
+                problems.append(_problem("unknown_port", item.line, device=device, port=port))
+        first = seen_local.setdefault(item.local, item.line)
+        if first != item.line:
+            problems.append(
+                _problem("duplicate_port", item.line, device=item.device, port=item.port,
+                         first=first)
+            )  # fmt: skip
+        earlier = seen_remote.setdefault(item.remote, (item.line, item.local))
+        if earlier[1] != item.local:
+            problems.append(
+                _problem("duplicate_neighbor", item.line, device=item.neighbor_device,
+                         port=item.neighbor_port, first=earlier[0])
+            )  # fmt: skip
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise UploadRejected(problems[:MAX_PROBLEMS])
+
+
+# --- The comparison -----------------------------------------------------------------------------
+
+
+def _end(endpoint: Endpoint) -> str:
+    return f"{endpoint[0]}:{endpoint[1]}"
+
+
+def compare(
+    cables: Iterable[Cable],
+    neighbours: list[Neighbour],
+    *,
+    rack_of: Mapping[str, str],
+    progress: Any = None,
+) -> dict[str, Any]:
+    """The punch list (every cable that is not correct, and every unexpected link), counts per
+    status and a summary per rack; JSON-ready. `progress(done)` is called every 1,000 cables."""
+    adjacent: dict[Endpoint, set[Endpoint]] = defaultdict(set)
+    link_line: dict[frozenset[Endpoint], int] = {}
+    for item in neighbours:
+        adjacent[item.local].add(item.remote)
+        adjacent[item.remote].add(item.local)
+        link_line.setdefault(frozenset((item.local, item.remote)), item.line)
+
+    cable_list = list(cables)
+    partner: dict[Endpoint, tuple[Endpoint, int]] = {}
+    cable_legs: list[list[tuple[Endpoint, Endpoint]]] = []
+    for index, cable in enumerate(cable_list):
+        pairs = [((a, ap), (b, bp)) for a, ap, b, bp in legs(cable.row)]
+        cable_legs.append(pairs)
+        for x, y in pairs:
+            partner[x] = (y, index)
+            partner[y] = (x, index)
+
+    counts: Counter[str] = Counter()
+    racks: dict[str, Counter[str]] = defaultdict(Counter)
+    punch: list[dict[str, Any]] = []
+    explained: set[frozenset[Endpoint]] = set()
+    for index, cable in enumerate(cable_list):
+        statuses: list[Status] = []
+        found: list[str] = []
+        swapped_with: set[str] = set()
+        lines: set[int] = set()
+        for x, y in cable_legs[index]:
+            if y in adjacent.get(x, ()):
+                statuses.append(Status.CORRECT)
+                continue
+            seen = sorted(adjacent.get(x, set()) | adjacent.get(y, set()))
+            if not seen:
+                statuses.append(Status.MISSING)
+                continue
+            for near in (x, y):
+                for other in adjacent.get(near, ()):
+                    link = frozenset((near, other))
+                    explained.add(link)
+                    lines.add(link_line[link])
+                    found.append(f"{_end(near)} ↔ {_end(other)}")
+            swap = _swap(x, y, adjacent, partner)
+            if swap is not None:
+                statuses.append(Status.SWAPPED)
+                swapped_with.add(cable_list[swap].id)
+            else:
+                statuses.append(Status.WRONG_PORT)
+        status = next(s for s in _SEVERITY if s in statuses)
+        counts[status] += 1
+        for rack in {cable.a_rack, cable.b_rack}:
+            racks[rack][status] += 1
+        if status != Status.CORRECT:
+            punch.append(
+                {
+                    "status": str(status),
+                    "cable_id": cable.id,
+                    "label": cable.row.label,
+                    "a_rack": cable.a_rack,
+                    "a_device": cable.row.a_device,
+                    "a_port": cable.row.a_port,
+                    "b_rack": cable.b_rack,
+                    "b_device": cable.row.b_device,
+                    "b_port": cable.row.b_port,
+                    "found": "; ".join(found),
+                    "swapped_with": " ".join(sorted(swapped_with)),
+                    "lines": sorted(lines),
+                }
+            )
+        if progress is not None and index % 1000 == 999:
+            progress(index + 1)
+
+    expected = {frozenset(pair) for pairs in cable_legs for pair in pairs}
+    for link, line in sorted(link_line.items(), key=lambda item: item[1]):
+        if link in expected or link in explained:
+            continue
+        u, v = sorted(link)
+        u_rack = rack_of.get(u[0], "")
+        v_rack = rack_of.get(v[0], "")
+        counts[Status.UNEXPECTED] += 1
+        for rack in {u_rack, v_rack}:
+            racks[rack][Status.UNEXPECTED] += 1
+        punch.append(
+            {
+                "status": str(Status.UNEXPECTED),
+                "cable_id": "",
+                "label": "",
+                "a_rack": u_rack,
+                "a_device": u[0],
+                "a_port": u[1],
+                "b_rack": v_rack,
+                "b_device": v[0],
+                "b_port": v[1],
+                "found": f"{_end(u)} ↔ {_end(v)}",
+                "swapped_with": "",
+                "lines": [line],
+            }
+        )
+    return {
+        "cables_total": len(cable_list),
+        "links_observed": len(link_line),
+        "counts": {str(status): counts.get(status, 0) for status in Status},
+        "racks": [
+            {"rack": rack, **{str(status): tally.get(status, 0) for status in Status}}
+            for rack, tally in sorted(racks.items())
+        ],
+        "punch": punch,
+    }
+
+
+def _swap(
+    x: Endpoint,
+    y: Endpoint,
+    adjacent: Mapping[Endpoint, set[Endpoint]],
+    partner: Mapping[Endpoint, tuple[Endpoint, int]],
+) -> int | None:
+    """The cable whose far end this cable's far end was exchanged with: x reaches some n whose
+    own partner m is seen at y (x-n and m-y instead of x-y and m-n), either way round."""
+    for near, far in ((x, y), (y, x)):
+        for other in adjacent.get(near, ()):
+            mate = partner.get(other)
+            if mate is not None and mate[0] in adjacent.get(far, ()):
+                return mate[1]
+    return None
+
+
+PUNCH_COLUMNS = (
+    "status", "cable_id", "label", "a_rack", "a_device", "a_port", "b_rack", "b_device",
+    "b_port", "found", "swapped_with", "lines",
+)  # fmt: skip
+
+
+def punch_csv(result: Mapping[str, Any], *, status_names: Mapping[str, str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(PUNCH_COLUMNS)
+    for row in result.get("punch", ()):
+        values = [row.get(column, "") for column in PUNCH_COLUMNS]
+        values[0] = status_names.get(row["status"], row["status"])
+        values[-1] = " ".join(str(line) for line in row.get("lines", ()))
+        writer.writerow(values)
+    return "\ufeff" + out.getvalue()
+
+
+__all__ = [
+    "MAX_UPLOAD_BYTES",
+    "InputFormat",
+    "Neighbour",
+    "PortBook",
+    "Problem",
+    "Status",
+    "UploadRejected",
+    "check_neighbours",
+    "compare",
+    "port_book",
+    "punch_csv",
+    "read_upload",
+]

@@ -1,0 +1,82 @@
+"""Slurm `topology.conf` for the tree plugin (`TopologyPlugin=topology/tree`).
+
+Slurm's tree wants each node under one leaf switch and each switch listing its children
+(`SwitchName=... Nodes=...` for the bottom tier, `SwitchName=... Switches=...` above). A rail
+fabric cables every server to one leaf per rail, so its leaf "switch" for Slurm is the scalable
+unit (`su01`, named as the unit's leaves are): servers of one unit are one hop apart on every
+rail, which is what the scheduler should pack jobs by. A top-of-rack fabric's leaf is its rack
+(`rack001`, a dual-homed pair together). Above, one entry for the spines (per pod on three
+tiers) and one for the cores. Node names are the cabling schedule's."""
+
+from __future__ import annotations
+
+import re
+
+from planner.engine.design import Design
+from planner.engine.names import server
+
+
+def hostlist(names: list[str]) -> str:
+    """Slurm's compressed host list: srv0001,srv0002,srv0003 -> srv[0001-0003]; pod9,pod10
+    -> pod[9-10]. Zero-padded numbers keep their width; unpadded ones may grow."""
+    groups: list[tuple[str, int, int, int]] = []  # prefix, width (0: unpadded), first, last
+    singles: list[str] = []
+    for name in names:
+        match = re.fullmatch(r"(.*?)(\d+)", name)
+        if match is None:
+            singles.append(name)
+            continue
+        prefix, digits = match.group(1), match.group(2)
+        number = int(digits)
+        padded = len(digits) > 1 and digits.startswith("0")
+        if groups:
+            last_prefix, width, first, last = groups[-1]
+            fits = len(digits) == width if width else not padded
+            if last_prefix == prefix and fits and last + 1 == number:
+                groups[-1] = (prefix, width, first, number)
+                continue
+        groups.append((prefix, len(digits) if padded else 0, number, number))
+    parts = []
+    for prefix, width, first, last in groups:
+        if first == last:
+            parts.append(f"{prefix}{first:0{width}d}" if width else f"{prefix}{first}")
+        elif width:
+            parts.append(f"{prefix}[{first:0{width}d}-{last:0{width}d}]")
+        else:
+            parts.append(f"{prefix}[{first}-{last}]")
+    return ",".join(parts + singles)
+
+
+def topology_conf(design: Design) -> str:
+    compute = design.compute
+    shape = compute.shape
+    rail = shape.style in ("rail", "rail-plane")
+    lines = [
+        "# Slurm topology.conf (topology/tree) for the compute fabric, from the EZMAX design.",
+        f"# {design.gpus} GPUs, {design.servers} servers, {shape.tiers} tier(s).",
+    ]
+    groups: list[str] = []
+    first = 0
+    index = 0
+    for group in shape.leaf_groups:
+        for _ in range(group.count):
+            name = f"su{index + 1:02d}" if rail else f"rack{index + 1:03d}"
+            nodes = [server(first + k, design.servers) for k in range(group.servers)]
+            lines.append(f"SwitchName={name} Nodes={hostlist(nodes)}")
+            groups.append(name)
+            first += group.servers
+            index += 1
+    if shape.tiers == 2:
+        lines.append(f"SwitchName=spines Switches={hostlist(groups)}")
+    elif shape.tiers == 3:
+        pods = []
+        per_pod = max(shape.groups_per_pod, 1)
+        for pod in range(0, len(groups), per_pod):
+            name = f"pod{pod // per_pod + 1}"
+            lines.append(f"SwitchName={name} Switches={hostlist(groups[pod : pod + per_pod])}")
+            pods.append(name)
+        lines.append(f"SwitchName=cores Switches={hostlist(pods)}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["hostlist", "topology_conf"]

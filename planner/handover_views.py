@@ -1,0 +1,199 @@
+"""Handover downloads for a saved design: rack elevations (SVG, XLSX), cable labels (PDF, CSV),
+NetBox, containerlab, Slurm and the cabling schedule as JSON, and the page listing them.
+
+Access is the design pages': signed in, and the design visible to the user's team. Every file
+comes from the design as saved (its request and the catalog snapshot it was sized with), never
+from today's catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from planner import export_jobs, selectors, services
+from planner.engine.design import Design as EngineDesign
+from planner.export_models import ExportFormat
+from planner.handover.cable_ids import Cable, identified
+from planner.handover.containerlab import containerlab_yaml
+from planner.handover.elevations import Elevations
+from planner.handover.labels import labels_csv_chunks, labels_pdf
+from planner.handover.netbox import netbox_zip
+from planner.handover.rack_sheet import rack_sheet_xlsx
+from planner.handover.rack_svg import elevations_svg
+from planner.handover.schedule_json import schedule_json_chunks
+from planner.handover.slurm import topology_conf
+from planner.i18n import translated
+from planner.models import Design
+
+
+@dataclass(frozen=True)
+class _Handover:
+    design: Design
+    engine: EngineDesign
+    elevations: Elevations
+
+    def cables(self) -> Iterator[Cable]:
+        return identified(services.design_cabling(design=self.design), self.elevations)
+
+
+def _sized(request: HttpRequest, pk: int) -> Design:
+    design = get_object_or_404(selectors.designs_visible_to(request.user), pk=pk)
+    if design.result is None:
+        raise Http404(_("This draft does not size yet; fix its errors first."))
+    return design
+
+
+def _handover(request: HttpRequest, pk: int) -> _Handover:
+    design = _sized(request, pk)
+    engine = services.design_engine(design=design)
+    elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
+    return _Handover(design=design, engine=engine, elevations=elevations)
+
+
+def _download(content: bytes | str, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _stream(chunks: Iterator[str], content_type: str, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _svg_labels() -> dict[str, str]:
+    return {
+        "power": _("Typical"),
+        "max": _("max"),
+        "over": _("over its height"),
+        "cable_manager": _("1U cable manager"),
+    }
+
+
+@login_required
+@require_GET
+def handover(request: HttpRequest, pk: int) -> HttpResponse:
+    data = _handover(request, pk)
+    elevations = data.elevations
+    context = {
+        "design": data.design,
+        "warnings": [translated(warning) for warning in elevations.warnings],
+        "racks": len(elevations.racks),
+        "server_units": elevations.server_units,
+        "server_power_stated": elevations.server_power_stated,
+        "svg": elevations_svg(elevations, _svg_labels()),
+    }
+    return render(request, "planner/handover/handover.html", context)
+
+
+@login_required
+@require_GET
+def racks_svg(request: HttpRequest, pk: int) -> HttpResponse:
+    data = _handover(request, pk)
+    return _download(
+        elevations_svg(data.elevations, _svg_labels()), "image/svg+xml", f"design-{pk}-racks.svg"
+    )
+
+
+@login_required
+@require_GET
+def racks_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
+    data = _handover(request, pk)
+    headers = {
+        "rack": _("Rack"),
+        "u": _("U"),
+        "units": _("Height (U)"),
+        "device": _("Device"),
+        "model": _("Model"),
+        "role": _("Role"),
+        "power_w": _("Power, typical (W)"),
+        "power_max_w": _("Power, maximum (W)"),
+    }
+    content = rack_sheet_xlsx(
+        data.elevations,
+        title=data.design.name,
+        headers=headers,
+        sheet_name=_("Rack and U position"),
+    )
+    return _download(
+        content,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        f"design-{pk}-racks.xlsx",
+    )
+
+
+@login_required
+@require_GET
+def labels_pdf_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """A small design's sheet comes at once (a few hundred cables render in a second or two,
+    and a job's page and polling would only slow it); a larger one is an export job rendered by
+    a worker, whose page shows the progress bar and then the download. Asking again finds the
+    same job."""
+    design = _sized(request, pk)
+    format = ExportFormat.LABELS_PDF
+    if not export_jobs.export_is_large(design=design, format=format):
+        cables = list(export_jobs.design_label_cables(design=design))
+        content = labels_pdf(cables, captions=export_jobs.label_captions())
+        return _download(content, "application/pdf", f"design-{pk}-labels.pdf")
+    try:
+        job = export_jobs.export_request(
+            user=request.user, design=design, format=format, language=get_language() or ""
+        )
+    except export_jobs.LabelSheetTooLarge as exc:
+        messages.error(request, exc.message)
+        return redirect("planner:handover", pk=pk)
+    return redirect("planner:export-job", pk=pk, job_id=job.pk)
+
+
+@login_required
+@require_GET
+def labels_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    data = _handover(request, pk)
+    return _stream(labels_csv_chunks(data.cables()), "text/csv", f"design-{pk}-labels.csv")
+
+
+@login_required
+@require_GET
+def netbox(request: HttpRequest, pk: int) -> HttpResponse:
+    data = _handover(request, pk)
+    catalog = services.design_catalog(design=data.design)
+    vendors = {sku: product.vendor for sku, product in catalog.by_sku().items()}
+    content = netbox_zip(data.engine, data.elevations, data.cables(), vendors=vendors)
+    return _download(content, "application/zip", f"design-{pk}-netbox.zip")
+
+
+@login_required
+@require_GET
+def containerlab(request: HttpRequest, pk: int) -> HttpResponse:
+    data = _handover(request, pk)
+    rows = services.design_cabling(design=data.design)
+    content = containerlab_yaml(data.engine, rows, name=f"ezmax-design-{pk}")
+    return _download(content, "application/yaml", f"design-{pk}.clab.yml")
+
+
+@login_required
+@require_GET
+def slurm(request: HttpRequest, pk: int) -> HttpResponse:
+    data = _handover(request, pk)
+    return _download(topology_conf(data.engine), "text/plain", "topology.conf")
+
+
+@login_required
+@require_GET
+def cabling_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    data = _handover(request, pk)
+    about = {"id": data.design.pk, "name": data.design.name, "gpus": data.engine.gpus}
+    return _stream(
+        schedule_json_chunks(data.cables(), design=about),
+        "application/json",
+        f"design-{pk}-cabling.json",
+    )

@@ -1,0 +1,579 @@
+"""A stored design result as pages and documents show it: in the reader's language, with its
+tiers, planes and parts named in words and its lines priced. Everything reads the typed result
+(`planner.engine.result.DesignResult`) by attribute, so a renamed field fails here, loudly,
+instead of showing zeros. Shared by the design pages (planner.views) and the PDFs (quotes.pdf)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from catalog.models import Product
+from planner.engine.generic import DEFAULT_FORM_FACTOR
+from planner.engine.result import (
+    BomLineResult,
+    DesignResult,
+    LinkEndResult,
+    LinkResult,
+    PlaneResult,
+    TierResult,
+)
+from planner.engine.text import Text
+from planner.i18n import (
+    ShownWarning,
+    localized_notes,
+    localized_warnings,
+    plan_labels,
+    translated,
+)
+from planner.plan import ImplementationPlan, build_plan
+from planner.svg import gantt_svg
+
+PHASE_LABELS = {
+    "requirements": "Requirements",
+    "design": "Design",
+    "poc": "Proof of concept",
+    "pilot": "Pilot",
+    "full": "Full deployment",
+    "operations": "Operations",
+}
+
+
+# --- names in words ----------------------------------------------------------------------------
+
+
+def role_label(role: str) -> str:
+    labels = {
+        "server": _("Server"),
+        "endpoint": _("Endpoint"),
+        "storage": _("Storage node"),
+        "leaf": _("Leaf"),
+        "spine": _("Spine"),
+        "core": _("Core"),
+    }
+    return labels.get(role, role)
+
+
+def tier_label(tier: str) -> str:
+    """A BOM line's tier ("leaf") or tier pair ("server-leaf") in words."""
+    return "–".join(role_label(role) for role in tier.split("-")) if tier else ""
+
+
+def fabric_label(fabric: str) -> str:
+    labels = {
+        "rail": _("Rail-optimized"),
+        "rail-plane": _("Rail planes"),
+        "tor": _("Top of rack"),
+        "packed": _("Packed"),
+    }
+    return labels.get(fabric, fabric)
+
+
+def plane_label(plane: str) -> str:
+    labels = {
+        "compute": _("Compute fabric"),
+        "storage": _("Storage"),
+        "frontend": _("Frontend"),
+        "oob": _("Out-of-band management"),
+    }
+    return labels.get(plane, plane)
+
+
+def category_label(category: str) -> str:
+    labels = {
+        "nic": _("NICs"),
+        "switch": _("Switches"),
+        "transceiver": _("Transceivers"),
+        "cable": _("Cables and fibre"),
+        "patch_panel": _("Patch panels"),
+    }
+    return labels.get(category, category)
+
+
+def role_labels() -> dict[str, str]:
+    """Tier and plane names for the drawings (`planner.svg.lengths_svg`)."""
+    roles = ("server", "endpoint", "storage", "leaf", "spine", "core")
+    planes = ("compute", "storage", "frontend", "oob")
+    return {
+        **{f"role_{role}": role_label(role) for role in roles},
+        **{f"plane_{plane}": plane_label(plane) for plane in planes},
+    }
+
+
+def topology_labels() -> dict[str, str]:
+    return {
+        "title": _("Network topology"),
+        "server": _("Servers"),
+        "storage": _("Storage nodes"),
+        "leaf": _("Leaf"),
+        "spine": _("Spine"),
+        "core": _("Core"),
+        "compute": _("Compute plane"),
+        "frontend": _("Frontend plane"),
+        "oob": _("Out-of-band plane"),
+        "storage_plane": _("Storage plane"),
+        "links": _("links"),
+        "switches": _("switches"),
+        "servers": _("servers"),
+        "one_server": _("server"),
+        "endpoint": _("Endpoints"),
+        "group": _("SU"),
+        "pod": _("pod"),
+        "more": _("more"),
+        "planes": _("identical planes"),
+        "per_server": _("GPUs each"),
+        "ports_used": _("ports used"),
+    }
+
+
+# --- the result with its names ---------------------------------------------------------------
+#
+# Templates read `result.gpus`, `plane.label`, `tier.role_label`: these wrappers add the words
+# and pass every other attribute through to the typed result.
+
+
+@dataclass(frozen=True)
+class ShownTier:
+    tier: TierResult
+    plane: str
+    plane_label: str
+    role_label: str
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.tier, name)
+
+
+@dataclass(frozen=True)
+class ShownPlane:
+    plane: PlaneResult
+    label: str
+    tiers: tuple[ShownTier, ...]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.plane, name)
+
+
+@dataclass(frozen=True)
+class ShownResult:
+    value: DesignResult
+    fabric_label: str
+    warnings: tuple[ShownWarning, ...]
+    notes: tuple[str, ...]
+    planes: tuple[ShownPlane, ...]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+
+def shown_planes(result: DesignResult) -> tuple[ShownPlane, ...]:
+    return tuple(
+        ShownPlane(
+            plane=plane,
+            label=plane_label(plane.name),
+            tiers=tuple(
+                ShownTier(
+                    tier=tier,
+                    plane=plane.name,
+                    plane_label=plane_label(plane.name),
+                    role_label=role_label(tier.role),
+                )
+                for tier in plane.tiers
+            ),
+        )
+        for plane in result.planes
+    )
+
+
+def shown_result(result: DesignResult) -> ShownResult:
+    """The result with its fabric, planes and tiers named in words and its warnings and notes
+    in the active language."""
+    return ShownResult(
+        value=result,
+        fabric_label=fabric_label(result.fabric),
+        warnings=localized_warnings(result),
+        notes=localized_notes(result),
+        planes=shown_planes(result),
+    )
+
+
+def tier_rows(result: DesignResult) -> list[ShownTier]:
+    return [tier for plane in shown_planes(result) for tier in plane.tiers]
+
+
+# --- parts -----------------------------------------------------------------------------------
+
+
+def gap_texts(result: DesignResult) -> dict[str, Text]:
+    """The generic parts of a design (catalog gaps), by the English name the engine gave them,
+    with their translatable texts: links and cabling rows name a generic part in English only."""
+    texts: dict[str, Text] = {}
+    for line in result.bom:
+        if line.catalog_gap and line.description_text is not None:
+            texts.setdefault(line.description, line.description_text)
+    return texts
+
+
+def part_name(sku: str | None, name: str, gaps: Mapping[str, Text]) -> str:
+    """A part as the reader names it: its SKU, or a generic part's name in their language."""
+    if sku:
+        return sku
+    text = gaps.get(name)
+    return translated(text) if text is not None else name
+
+
+def product_names(result: DesignResult) -> dict[str, str]:
+    """The catalog's names of a design's products in the reader's language (the result keeps
+    the English names it was sized with); products since removed keep those."""
+    skus = {line.sku for line in result.bom if line.sku}
+    for link in result.links:
+        skus.update(line.sku for line in link.fibre if line.sku)
+    if not skus:
+        return {}
+    return {
+        p.sku: p.name
+        for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
+        if p.name
+    }
+
+
+@dataclass(frozen=True)
+class BomRow:
+    """A BOM line as pages and documents show it: its description in the reader's language and,
+    on the design page, its unit price and amount (None: no price)."""
+
+    line: BomLineResult
+    description: str
+    plane_label: str
+    tier_label: str
+    unit_price: Decimal | None = None
+    amount: Decimal | None = None
+
+    @property
+    def sku(self) -> str:
+        return self.line.sku
+
+    @property
+    def quantity(self) -> int:
+        return self.line.quantity
+
+    @property
+    def power_w(self) -> int:
+        return self.line.power_w
+
+    @property
+    def power_max_w(self) -> int:
+        return self.line.power_max_w
+
+    @property
+    def rack_units(self) -> int:
+        return self.line.rack_units
+
+    @property
+    def catalog_gap(self) -> bool:
+        return self.line.catalog_gap
+
+    @property
+    def category(self) -> str:
+        return self.line.category
+
+    @property
+    def plane(self) -> str:
+        return self.line.plane
+
+    @property
+    def tier(self) -> str:
+        return self.line.tier
+
+
+def bom_rows(
+    bom: Sequence[BomLineResult],
+    names: Mapping[str, str] | None = None,
+    prices: Mapping[str, Decimal] | None = None,
+) -> list[BomRow]:
+    """BOM lines in the reader's language: a generic part's description from its text, a
+    catalog product's from `names` (`product_names`); priced from `prices` when given."""
+    rows = []
+    for line in bom:
+        description = line.description
+        if line.catalog_gap and line.description_text is not None:
+            description = translated(line.description_text)
+        elif names and line.sku in names:
+            description = names[line.sku]
+        price = prices.get(line.sku) if prices is not None and line.sku else None
+        rows.append(
+            BomRow(
+                line=line,
+                description=description,
+                plane_label=plane_label(line.plane),
+                tier_label=tier_label(line.tier),
+                unit_price=price,
+                amount=price * line.quantity if price is not None else None,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A list-price estimate of a bill of materials: priced lines summed, the rest named."""
+
+    total: Decimal
+    unpriced: tuple[str, ...]  # SKUs without a price (generic parts have no SKU: see lines)
+    lines: tuple[BomRow, ...]
+
+
+def estimate(
+    result: DesignResult, prices: Mapping[str, Decimal], names: Mapping[str, str] | None = None
+) -> Estimate:
+    lines = bom_rows(result.bom, names, prices)
+    return Estimate(
+        total=sum((row.amount for row in lines if row.amount is not None), Decimal(0)),
+        unpriced=tuple(
+            dict.fromkeys(row.sku for row in lines if row.sku and row.unit_price is None)
+        ),
+        lines=tuple(lines),
+    )
+
+
+@dataclass(frozen=True)
+class MediaShare:
+    media: str
+    links: int
+    cables: int
+    optics: int
+    share: int  # percent of all links
+
+
+def media_mix(result: DesignResult) -> list[MediaShare]:
+    mix: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for link in result.links:
+        entry = mix[link.media]
+        entry[0] += link.count
+        entry[1] += link.cables
+        entry[2] += link.transceivers
+    total = sum(entry[0] for entry in mix.values()) or 1
+    return [
+        MediaShare(
+            media=media,
+            links=links,
+            cables=cables,
+            optics=optics,
+            share=round(100 * links / total),
+        )
+        for media, (links, cables, optics) in sorted(mix.items(), key=lambda item: -item[1][0])
+    ]
+
+
+@dataclass(frozen=True)
+class PowerRow:
+    plane: str
+    plane_label: str
+    category: str
+    category_label: str
+    quantity: int
+    power_w: int
+    power_max_w: int
+    rack_units: int
+
+
+def power_rows(result: DesignResult) -> list[PowerRow]:
+    groups: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for line in result.bom:
+        entry = groups[(line.plane, line.category)]
+        entry[0] += line.quantity
+        entry[1] += line.power_w
+        entry[2] += line.power_max_w
+        entry[3] += line.rack_units
+    return [
+        PowerRow(
+            plane=plane,
+            plane_label=plane_label(plane),
+            category=category,
+            category_label=category_label(category),
+            quantity=quantity,
+            power_w=power_w,
+            power_max_w=power_max_w,
+            rack_units=rack_units,
+        )
+        for (plane, category), (quantity, power_w, power_max_w, rack_units) in sorted(
+            groups.items()
+        )
+    ]
+
+
+# --- how each link group is built --------------------------------------------------------------
+
+
+def _end_row(end: LinkEndResult | None, role: str, speed: int) -> dict[str, Any]:
+    """One end of a link group: "Leaf · QSFP28 × 4 (4x25G)" = role, cage form factor, cages,
+    and the links each cage carries when it is broken out."""
+    if end is None:  # a result stored before the engine described its ends
+        return {"role": role_label(role), "label": role_label(role), "cages": None}
+    form = end.form_factor or _("NIC")
+    per_cage = end.links_per_cage or 1
+    name = role_label(end.role or role)
+    label = f"{name} · {form} × {end.cages:,}"
+    if per_cage > 1:
+        label += f" ({per_cage}x{speed}G)"
+    return {
+        "role": name,
+        "form_factor": form,
+        "cages": end.cages,
+        "links_per_cage": per_cage,
+        "breakout": f"{per_cage}x{speed}G" if per_cage > 1 else "",
+        "label": label,
+    }
+
+
+def _generic_module(
+    link: LinkResult,
+    end: LinkEndResult | None,
+    bom: Sequence[BomLineResult],
+    gaps: Mapping[str, Text],
+) -> str:
+    """The name of the generic module at one end: the link keeps no name for it, the BOM does
+    (one line per generic module of the tier pair; the module's speed and cage tell them apart)."""
+    pair = f"{link.a}-{link.b}"
+    candidates = [
+        line.description
+        for line in bom
+        if line.catalog_gap
+        and line.category == "transceiver"
+        and line.plane == link.plane
+        and line.tier == pair
+    ]
+    if end is not None:
+        speed = link.speed_gbps * (end.links_per_cage or 1)
+        default = DEFAULT_FORM_FACTOR.get(link.speed_gbps)
+        form = end.form_factor or (default.value if default else "")
+        prefix = f"{speed:,}G {form} "
+        fitting = [name for name in candidates if name.startswith(prefix)]
+        candidates = fitting or candidates
+    if candidates:
+        return part_name("", candidates[0], gaps)
+    return _("Generic module")
+
+
+def _links_per_cable(n: int) -> str:
+    if n <= 1:
+        return ""
+    return ngettext("%(n)s link per cable", "%(n)s links per cable", n) % {"n": n}
+
+
+def _fibre_kind(kind: str) -> str:
+    labels = {"patch_cord": _("Patch cord"), "trunk": _("Trunk"), "patch_panel": _("Patch panel")}
+    return labels.get(kind, kind)
+
+
+def link_rows(
+    result: DesignResult, catalog_names: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """How each link group is built, for the design page and the proposal: both ends, the cable
+    or assembly, the modules at each end and the passive fibre, generic parts marked."""
+    gaps = gap_texts(result)
+    names = {line.sku: line.description for line in result.bom if line.sku}
+    for link in result.links:
+        for part in link.fibre:
+            if part.sku:
+                names.setdefault(part.sku, part.description)
+    names.update(catalog_names or {})
+    rows = []
+    for link in result.links:
+        speed = link.speed_gbps
+        ends = {"a": _end_row(link.end_a, link.a, speed), "b": _end_row(link.end_b, link.b, speed)}
+        modules = []
+        for side, sku, count, end in (
+            ("a", link.transceiver_sku_a, link.transceivers_a, link.end_a),
+            ("b", link.transceiver_sku_b, link.transceivers_b, link.end_b),
+        ):
+            if sku is None or not count:
+                continue
+            modules.append(
+                {
+                    "end": ends[side]["role"],
+                    "name": sku or _generic_module(link, end, result.bom, gaps),
+                    "description": names.get(sku, "") if sku else "",
+                    "quantity": count,
+                    "generic": not sku,
+                }
+            )
+        fibre = [
+            {
+                "kind": line.kind,
+                "kind_label": _fibre_kind(line.kind),
+                "name": part_name(line.sku, line.description, gaps),
+                "description": names.get(line.sku, "") if line.sku else "",
+                "quantity": line.quantity,
+                "note": _("%(n)s ports used") % {"n": f"{line.ports_used:,}"}
+                if line.ports_used
+                else "",
+                "generic": not line.sku,
+            }
+            for line in link.fibre
+        ]
+        cable_name = link.cable_description or link.cable_sku
+        cable = {
+            "name": part_name(link.cable_sku, cable_name, gaps),
+            "description": names.get(link.cable_sku, cable_name) if link.cable_sku else "",
+            "quantity": link.cables,
+            "note": _links_per_cable(link.links_per_cable or 1),
+            "generic": not link.cable_sku,
+        }
+        rows.append(
+            {
+                "plane": link.plane,
+                "plane_label": plane_label(link.plane),
+                "a": role_label(link.a),
+                "b": role_label(link.b),
+                "speed_gbps": speed,
+                "media": link.media,
+                "length_m": link.length_m,
+                "count": link.count,
+                "end_a": ends["a"],
+                "end_b": ends["b"],
+                # Optical links: the fibre lines say it all (the run's fibre is the first).
+                "cable": None if fibre else cable,
+                "fibre": fibre,
+                "modules": modules,
+                "catalog_gap": link.catalog_gap,
+            }
+        )
+    return rows
+
+
+# --- the implementation plan -------------------------------------------------------------------
+
+
+def result_plan(
+    result: DesignResult, *, start: date, bom: Sequence[BomRow] | None = None
+) -> ImplementationPlan:
+    """The phased plan of a design: one scalable unit for the pilot, the BOM split by phase
+    (`bom`: its lines in the reader's language; the stored English ones when None)."""
+    compute = result.compute
+    return build_plan(
+        servers=max(1, result.servers),
+        su_servers=(compute.group_servers if compute else 0) or max(1, result.servers),
+        cables=result.cables_total,
+        switches=result.switches_total,
+        bom=result.bom if bom is None else bom,
+        start=start,
+    )
+
+
+def gantt(result: DesignResult, *, start: date) -> tuple[ImplementationPlan, str]:
+    plan = result_plan(result, start=start)
+    labels = plan_labels()
+    return plan, gantt_svg(plan, labels)

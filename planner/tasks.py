@@ -1,0 +1,19 @@
+"""Celery tasks of planner, each a thin call into a service; time limits: settings, "Background
+jobs"."""
+
+from celery import shared_task
+
+from planner import export_jobs
+from planner.asbuilt_tasks import asbuilt_check_task, sweep_asbuilt_checks  # noqa: F401
+
+
+@shared_task
+def export_design_task(job_id: int) -> int:
+    """One design export (planner.export_jobs), on the default queue."""
+    export_jobs.export_run(job_id=job_id)
+    return job_id
+
+
+@shared_task
+def sweep_exports() -> dict[str, int]:
+    return export_jobs.exports_sweep()

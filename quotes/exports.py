@@ -1,0 +1,107 @@
+"""A quote revision as a spreadsheet for the customer's procurement: its lines with prices, the
+VAT per rate, the totals and the validity. Text cells are written as text, never formulas
+(planner.exports.xlsx_cell), so a description such as "=HYPERLINK(...)" stays inert; amounts are
+numbers with two decimals."""
+
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+from openpyxl import Workbook
+from openpyxl.styles import Font
+
+from planner.exports import xlsx_cell
+from quotes.models import LineKind, QuoteRevision, percent_text
+from quotes.selectors import PLANE_LABELS
+
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+MONEY_FORMAT = "#,##0.00"
+
+
+def quote_xlsx(revision: QuoteRevision, *, language: str) -> bytes:
+    quote = revision.quote
+    with translation.override(language):
+        workbook = Workbook()
+        sheet = workbook.active
+        assert sheet is not None
+        sheet.title = _("Quote")[:31]
+        bold = Font(bold=True)
+        xlsx_cell(sheet, 1, 1, f"{revision.label} · {quote.title}").font = Font(bold=True, size=13)
+        facts = [
+            (_("Customer"), str(quote.customer)),
+            (_("Currency"), revision.currency),
+            (
+                _("Valid until"),
+                revision.valid_until.isoformat()
+                if revision.valid_until
+                else _("%(days)s days from sending") % {"days": revision.validity_days},
+            ),
+            (_("Status"), str(revision.get_status_display())),
+            (_("Price list"), revision.price_list_code),
+        ]
+        row = 2
+        for label, value in facts:
+            xlsx_cell(sheet, row, 1, label).font = bold
+            xlsx_cell(sheet, row, 2, value)
+            row += 1
+        row += 1
+        headers = [
+            _("Group"), _("SKU"), _("Description"), _("Kind"), _("Quantity"), _("Unit price"),
+            _("Discount %"), _("VAT %"), _("Line total"), _("Optional"),
+        ]  # fmt: skip
+        for column, name in enumerate(headers, start=1):
+            xlsx_cell(sheet, row, column, name).font = bold
+        first_line_row = row + 1
+        kinds = dict(LineKind.choices)
+        for line in revision.lines.order_by("position", "id"):
+            row += 1
+            if line.kind == LineKind.NOTE:
+                xlsx_cell(sheet, row, 3, line.description)
+                continue
+            values: list[object] = [
+                str(PLANE_LABELS.get(line.plane, line.plane)),
+                line.sku,
+                line.description,
+                str(kinds.get(line.kind, line.kind)),
+                line.quantity,
+                line.unit_price,
+                line.effective_discount_percent,
+                Decimal(percent_text(line.tax_rate)),
+                line.line_total,
+                _("yes") if line.is_optional else "",
+            ]
+            for column, cell_value in enumerate(values, start=1):
+                cell = xlsx_cell(sheet, row, column, cell_value)
+                if column in (6, 9):
+                    cell.number_format = MONEY_FORMAT
+        row += 2
+        totals: list[tuple[str, Decimal]] = [(_("Subtotal"), revision.subtotal)]
+        for at_rate in revision.tax_breakdown or []:
+            totals.append(
+                (
+                    _("VAT %(rate)s%% on %(base)s")
+                    % {"rate": at_rate["rate"], "base": at_rate["base"]},
+                    Decimal(at_rate["tax"]),
+                )
+            )
+        totals.append((_("Total"), revision.total))
+        if revision.optional_total:
+            totals.append((_("Optional items (not in the total)"), revision.optional_total))
+        for label, amount in totals:
+            xlsx_cell(sheet, row, 8, label).font = bold
+            xlsx_cell(sheet, row, 9, amount).number_format = MONEY_FORMAT
+            xlsx_cell(sheet, row, 10, revision.currency)
+            row += 1
+        row += 1
+        xlsx_cell(sheet, row, 1, _("Terms")).font = bold
+        xlsx_cell(sheet, row, 2, revision.terms)
+        sheet.freeze_panes = sheet.cell(row=first_line_row, column=1)
+        widths = (16, 26, 60, 10, 10, 14, 10, 8, 16, 10)
+        for column_letter, width in zip("ABCDEFGHIJ", widths, strict=True):
+            sheet.column_dimensions[column_letter].width = width
+        out = io.BytesIO()
+        workbook.save(out)
+    return out.getvalue()

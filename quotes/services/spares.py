@@ -1,0 +1,103 @@
+"""Recommended spares as optional lines of a quote revision. The spares list is the engine's
+(`planner.engine.failures.spares`: a share of every switch, module and cable installed, at least
+one of each) for the design the quote froze, sized against the catalog snapshot the quote
+pinned (else its design's), never today's catalog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from planner.engine.catalog import CatalogSnapshot
+from planner.engine.design import Design as EngineDesign
+from planner.engine.failures import spares
+from planner.models import SizingSnapshot
+from planner.services import (
+    design_catalog,
+    design_engine,
+    sizing_snapshot_catalog,
+    sizing_snapshot_engine,
+)
+from quotes import transitions
+from quotes.models import QuoteLine, QuoteRevision
+from quotes.services.errors import QuoteInvalid
+from quotes.services.revisions import revision_line_add
+from quotes.transitions import Action
+
+SPARES_TIER = "spares"
+
+
+class QuoteHasNoDesign(QuoteInvalid):
+    """The revision froze no sized design: there is nothing to derive spares or growth from."""
+
+    code = "quote_has_no_design"
+
+
+@dataclass(frozen=True)
+class SparesAdded:
+    lines: tuple[QuoteLine, ...]
+    # Spares not added: generic parts (no SKU: the quote prices them by hand), parts the
+    # revision's price list does not sell, and SKUs already on the revision as spares.
+    skipped: tuple[str, ...]
+
+
+def revision_engine_design(revision: QuoteRevision) -> tuple[EngineDesign, CatalogSnapshot]:
+    """The engine's design the revision froze and the catalog it was sized with."""
+    snapshot_data = revision.design_snapshot or {}
+    request: dict[str, Any] = snapshot_data.get("request") or {}
+    design = revision.quote.design
+    if not request or design is None or design.result is None:
+        raise QuoteHasNoDesign(_("The quote's design has no sized result to derive this from."))
+    pinned = str(snapshot_data.get("sizing_snapshot") or "")
+    snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
+    if snapshot is not None:
+        return (
+            sizing_snapshot_engine(snapshot=snapshot, request_data=request),
+            sizing_snapshot_catalog(snapshot=snapshot),
+        )
+    return design_engine(design=design, request_data=request), design_catalog(design=design)
+
+
+def revision_spares_add(*, user: User, revision: QuoteRevision) -> SparesAdded:
+    """Add the design's recommended spares to an editable revision as optional lines, priced
+    from the revision's price list like any line added by hand."""
+    transitions.require(Action.EDIT, revision)
+    design, _catalog = revision_engine_design(revision)
+    recommended, _total = spares(design)
+    present = set(
+        revision.lines.filter(tier=SPARES_TIER, is_optional=True).values_list("sku", flat=True)
+    )
+    added: list[QuoteLine] = []
+    skipped: list[str] = []
+    with transaction.atomic():
+        for spare in recommended:
+            if not spare.sku or spare.sku in present:
+                skipped.append(spare.sku or spare.description)
+                continue
+            try:
+                line = revision_line_add(
+                    user=user,
+                    revision=revision,
+                    sku=spare.sku,
+                    quantity=spare.quantity,
+                    is_optional=True,
+                    plane="options",
+                    tier=SPARES_TIER,
+                )
+            except QuoteInvalid:
+                skipped.append(spare.sku)
+                continue
+            added.append(line)
+    return SparesAdded(lines=tuple(added), skipped=tuple(skipped))
+
+
+__all__ = [
+    "QuoteHasNoDesign",
+    "SparesAdded",
+    "revision_engine_design",
+    "revision_spares_add",
+]

@@ -1,0 +1,118 @@
+"""Handover downloads through Django's test client on the real seed catalog: signed in and
+team-scoped like the design's other exports, every file read back, the page listing them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+
+import pytest
+import yaml
+from django.urls import reverse
+from openpyxl import load_workbook
+from pypdf import PdfReader
+
+from planner import services
+from tests.conftest import load_seed_catalog
+
+# 64 GPUs = 8 servers x 8 rails on 64 x 400G leaves: 2 compute racks of 4 servers.
+REQUEST = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail",
+           "leaf": "64x400"}  # fmt: skip
+DOWNLOADS = (
+    "handover-racks-svg", "handover-racks-xlsx", "handover-labels-pdf", "handover-labels-csv",
+    "handover-netbox", "handover-containerlab", "handover-slurm", "handover-cabling-json",
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def english(settings):
+    settings.LANGUAGE_CODE = "en"
+
+
+@pytest.fixture
+def design(db, engineer):
+    load_seed_catalog()
+    return services.design_create(owner=engineer, name="Pod <A>", request_data=REQUEST)
+
+
+def _urls(design) -> list[str]:
+    return [reverse(f"planner:{name}", args=[design.pk]) for name in ("handover", *DOWNLOADS)]
+
+
+@pytest.mark.django_db
+def test_anonymous_is_sent_to_login_and_other_teams_get_404(client, design, other_engineer):
+    for url in _urls(design):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))
+    client.force_login(other_engineer)
+    for url in _urls(design):
+        assert client.get(url).status_code == 404, url
+
+
+@pytest.mark.django_db
+def test_a_teammate_downloads_every_file_and_reads_it_back(client, design, teammate):
+    client.force_login(teammate)
+    page = client.get(reverse("planner:handover", args=[design.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    for name in DOWNLOADS:
+        assert reverse(f"planner:{name}", args=[design.pk]) in html
+    assert "<svg" in html
+    assert "Pod &lt;A&gt;" in html
+
+    def get(name: str) -> bytes:
+        response = client.get(reverse(f"planner:{name}", args=[design.pk]))
+        assert response.status_code == 200, name
+        assert "attachment" in response["Content-Disposition"]
+        if response.streaming:
+            return b"".join(response.streaming_content)
+        return response.content
+
+    schedule = list(csv.DictReader(io.StringIO(
+        b"".join(client.get(reverse("planner:cabling-csv", args=[design.pk])).streaming_content)
+        .decode().lstrip("\ufeff")
+    )))  # fmt: skip
+    cabling = json.loads(get("handover-cabling-json"))
+    # The same cables as the design's cabling schedule, in its order, each with an id.
+    assert [c["label"] for c in cabling["cables"]] == [row["label"] for row in schedule]
+    assert cabling["design"]["name"] == "Pod <A>"
+    ids = [c["id"] for c in cabling["cables"]]
+    assert len(ids) == len(set(ids))
+
+    sheet = load_workbook(io.BytesIO(get("handover-racks-xlsx"))).active
+    assert sheet.title == "Rack and U position"
+    rows = list(sheet.iter_rows(min_row=3, values_only=True))
+    assert {row[0] for row in rows} >= {"R01-01", "R01-02"}  # 8 servers, 4 a rack
+    servers = [row for row in rows if row[5] == "server"]
+    # The seed's customer-supplied 8-GPU server names them; 8U each (the stated default).
+    assert len(servers) == 8
+    assert {row[4] for row in servers} == {"CUST-GPU-SERVER-8GPU"}
+    assert {row[2] for row in servers} == {8}
+
+    labels = list(csv.DictReader(io.StringIO(get("handover-labels-csv").decode().lstrip("\ufeff"))))
+    assert [row["cable_id"] for row in labels] == ids
+    pdf = PdfReader(io.BytesIO(get("handover-labels-pdf")))
+    # Two labels a cable, 24 a page.
+    assert len(pdf.pages) == -(-2 * len(ids) // 24)
+    assert ids[0].split("=")[0][:20] in pdf.pages[0].extract_text().replace("\n", "")
+
+    archive = zipfile.ZipFile(io.BytesIO(get("handover-netbox")))
+    assert archive.namelist()[0] == "01_manufacturers.csv"
+    cables = list(csv.DictReader(io.StringIO(archive.read("08_cables.csv").decode())))
+    assert {row["label"].split("/")[0] for row in cables} == set(ids)
+
+    lab = yaml.safe_load(get("handover-containerlab"))
+    assert lab["name"] == f"ezmax-design-{design.pk}"
+    assert (
+        len([n for n in lab["topology"]["nodes"].values() if n["labels"]["role"] == "server"]) == 8
+    )
+
+    conf = get("handover-slurm").decode()
+    assert "SwitchName=su01 Nodes=srv[0001-0008]" in conf
+
+    svg = get("handover-racks-svg").decode()
+    assert svg.startswith("<svg")
+    assert "R01-02" in svg

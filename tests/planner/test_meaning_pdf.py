@@ -1,0 +1,41 @@
+"""The proposal's "what the network means for training" part, read back from the PDF WeasyPrint
+renders, in English and in Chinese: the reference job's step time, the failures to expect, the
+spares and the chart of the design against its alternatives."""
+
+import pytest
+from django.utils import translation
+from django.utils.translation import gettext
+
+from planner import meaning
+from quotes.documents import document_render, document_request
+from quotes.models import DocumentStatus
+from tests.conftest import load_seed_catalog
+from tests.quotes.test_documents import make_quote, pdf_text
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_proposal_carries_the_chapter(engineer, language):
+    load_seed_catalog()
+    quote = make_quote(engineer)
+    chapter = meaning.proposal_meaning(quote.design)
+    assert chapter is not None
+    found = chapter["meaning"]
+    # 64 GPUs: the reference 70B job, tensor 8 in each server, data parallel 64 / 8 = 8.
+    assert (chapter["job"]["parameters"], found.job.data_parallel) == (70 * 10**9, 8)
+    # Compute: 6 x 70e9 x 4,194,304 tokens / (64 GPUs x 989e12 x 0.40) = 69.58 s.
+    assert chapter["job"]["compute_seconds_per_step"] == pytest.approx(69.58, abs=0.01)
+    document = document_request(user=engineer, revision=quote.current_revision, language=language)
+    document = document_render(document_id=document.pk)
+    assert document.status == DocumentStatus.READY, document.error
+    _reader, text = pdf_text(document.file.read())
+    flat = "".join(text.split())  # the PDF wraps Chinese text anywhere
+    with translation.override(language):
+        for heading in ("What the network means for training", "Failures to expect",
+                        "Recommended spares"):  # fmt: skip
+            assert "".join(gettext(heading).split()) in flat
+    assert f"{found.estimate.seconds_per_step:.3f}" in text
+    assert f"{found.failures.network_per_month:.2f}" in text
+    for spare in found.failures.spares:
+        assert "".join((spare.sku or spare.description).split()) in flat
