@@ -304,7 +304,7 @@ IDEMPOTENCY_IN_FLIGHT_SECONDS = env.int(
 # idempotent). Lost jobs are sent again within stale + sweep period (60 + 15 s).
 JOB_SOFT_TIME_LIMIT_SECONDS = env.int("JOB_SOFT_TIME_LIMIT_SECONDS", default=300)
 JOB_TIME_LIMIT_SECONDS = env.int("JOB_TIME_LIMIT_SECONDS", default=360)
-JOB_LEASE_SECONDS = env.int("JOB_LEASE_SECONDS", default=30)
+JOB_LEASE_SECONDS = env.float("JOB_LEASE_SECONDS", default=30.0)
 JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=JOB_LEASE_SECONDS / 3)
 JOB_SWEEP_SECONDS = env.int("JOB_SWEEP_SECONDS", default=15)
 JOB_QUEUE_STALE_SECONDS = env.int("JOB_QUEUE_STALE_SECONDS", default=60)

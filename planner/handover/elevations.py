@@ -477,7 +477,8 @@ def _place_panels(
                     if rack.startswith(NETWORK_ROW):
                         network.add(panel)
                     elif "-N" in rack:
-                        rows[int(rack[1:3]) - 1].add(panel)
+                        # "R07-N2", "R123-N1": past 99 rows the row number has more digits.
+                        rows[int(rack[1 : rack.index("-N")]) - 1].add(panel)
                     else:
                         compute_top[rack].append(panel)
 

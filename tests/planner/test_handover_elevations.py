@@ -214,3 +214,24 @@ def test_every_patch_panel_of_the_bom_takes_rack_space_once() -> None:
     assert len(placed) == panels
     assert len(set(placed)) == len(placed)
     assert panels == sum(line.quantity for line in design.bom if line.category == "patch_panel")
+
+
+def test_panels_find_their_row_past_the_ninety_ninth() -> None:
+    # 4,096 GPUs = 512 servers = 128 racks at 4 per rack; one rack per row makes 128 rows, so
+    # row network racks are named R100-N1 and beyond (three digits). Each panel stands in its
+    # own row's network rack, as in rows 1 to 99.
+    catalog = seed()
+    request = {"gpus": 4096, "nic_speed": 400, "leaf": "64x400", "leaf_placement": "eor",
+               "racks_per_row": 1}  # fmt: skip
+    design = size(parse_request(request, catalog), catalog)
+    elevations = design_elevations(design)
+    row_racks = [rack for rack in elevations.racks if "-N" in rack.name]
+    assert any(rack.name.startswith("R1") and len(rack.name.split("-")[0]) == 4
+               for rack in row_racks)  # fmt: skip
+    placed = [i.device for rack in elevations.racks for i in rack.items if i.role == "patch_panel"]
+    assert len(placed) == sum(group.panels for plane in design.planes for group in plane.links)
+    for rack in row_racks:
+        for item in rack.items:
+            if item.role == "leaf":
+                # A leaf in row r's network rack serves row r's servers (row = rack number).
+                assert elevations.device_rack[item.device] == rack.name
