@@ -549,6 +549,12 @@ class Document(Job):
         return f"{self.revision} {self.kind} {self.language} ({self.status})"
 
     @property
+    def is_draft(self) -> bool:
+        """Rendered before its revision was approved, so marked as a draft on every page: its
+        template version carries "-d" (`quotes.pdf.template_version_for`)."""
+        return "d" in self.template_version.split("-")[1:]
+
+    @property
     def filename(self) -> str:
         """The name the reader's browser saves it under (not the storage name)."""
         start = f"-{self.start_date:%Y%m%d}" if self.kind == DocumentKind.PLAN else ""

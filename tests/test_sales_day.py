@@ -22,6 +22,7 @@ from pypdf import PdfReader
 from customers.models import Customer
 from planner.models import Design
 from quotes.models import CustomerDecision, Document, DocumentStatus, Quote, QuoteStatus
+from quotes.pdf import TEMPLATE_VERSION
 from tests.conftest import ARTIFACTS, load_seed_catalog, screenshot
 from tests.quotes.factories import manager_policy
 
@@ -108,8 +109,9 @@ def _pdf(page, base: str, language: str, kind: str, *, draft: bool) -> str:
     deadline = time.monotonic() + 180
     while True:
         documents = Document.objects.filter(kind=kind, language=language)
-        marked = documents.filter(template_version__endswith="-draft")
-        unmarked = documents.exclude(template_version__endswith="-draft")
+        # A revision not yet approved renders under its own key, "<version>-d" (quotes.pdf).
+        marked = documents.filter(template_version=f"{TEMPLATE_VERSION}-d")
+        unmarked = documents.filter(template_version=TEMPLATE_VERSION)
         document = (marked if draft else unmarked).first()
         if document is not None and document.status in (DocumentStatus.READY, "failed"):
             break

@@ -26,14 +26,17 @@ ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM, 
 class DocumentSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     quote = serializers.IntegerField(source="revision.quote_id", read_only=True)
     revision = serializers.CharField(source="revision.label", read_only=True)
+    is_draft = serializers.BooleanField(
+        read_only=True, help_text="Rendered before approval: marked as a draft on every page."
+    )
     links = serializers.SerializerMethodField()
 
     class Meta:
         model = Document
         fields = [
             "id", "quote", "revision", "kind", "language", "start_date", "template_version",
-            "status", "progress", "step", "attempts", "error", "sha256", "size_bytes", "pages",
-            "created_at", "started_at", "finished_at", "links",
+            "is_draft", "status", "progress", "step", "attempts", "error", "sha256", "size_bytes",
+            "pages", "created_at", "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
 

@@ -19,7 +19,7 @@ from planner import exports
 from planner.engine.cabling import CablingRow
 from planner.engine.catalog import MediaKind
 from quotes import services
-from quotes.models import Quote, QuoteRevision, QuoteStatus
+from quotes.models import Document, Quote, QuoteRevision, QuoteStatus
 from quotes.pdf import DRAFT_MARK, render_document, template_version_for
 from tests.quotes.factories import small_result
 from tests.quotes.test_documents import full_catalog, make_quote  # noqa: F401 (a fixture)
@@ -115,6 +115,11 @@ def test_a_draft_pdf_and_an_approved_one_are_different_documents(quote, engineer
     assert draft_key.endswith("-d")  # a marked draft under its own key
     revision = services.revision_submit(user=engineer, revision=quote.current_revision)
     assert template_version_for(revision) != draft_key
+    # The dashboard and the API tell a draft from the key, an acceptance report's too.
+    approved_key = template_version_for(revision)
+    for key, draft in ((draft_key, True), (f"{draft_key}-a7", True),
+                       (approved_key, False), (f"{approved_key}-a7", False)):  # fmt: skip
+        assert Document(template_version=key).is_draft is draft, key
     assert DRAFT_MARK == "草稿 · 未审批 / DRAFT · NOT APPROVED"
 
 
