@@ -24,6 +24,23 @@ def test_demo_user_password_is_printed_once_and_works(roles):
     assert get_user_model().objects.filter(username="demo").count() == 1
 
 
+def test_demo_users_have_the_name_and_email_a_customer_sees(roles):
+    """Proposals and share pages name the sales engineer with an email to write to."""
+    call_command("create_demo_user", stdout=StringIO())
+    users = get_user_model().objects
+    for username in ("demo", "demo-manager"):
+        user = users.get(username=username)
+        assert user.get_full_name() not in ("", username)
+        assert "@" in user.email
+    # A demo user made before users had names gets them on the next run; a name someone
+    # changed since is kept.
+    users.filter(username="demo").update(first_name="", email="")
+    users.filter(username="demo-manager").update(first_name="Wang Fang")
+    call_command("create_demo_user", stdout=StringIO())
+    assert users.get(username="demo").email.endswith("@ezmax.example")
+    assert users.get(username="demo-manager").first_name == "Wang Fang"
+
+
 def test_setup_roles_lists_each_group():
     out = StringIO()
     call_command("setup_roles", stdout=out)
