@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import translation
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from quotes import pricing
@@ -125,6 +126,8 @@ def default_terms(
     )
     freight = any(kind == LineKind.FREIGHT for kind, _t, _s in lines)
     support = any(kind == LineKind.SERVICE and tier == "support" for kind, tier, _s in lines)
+    chinese = (get_language() or "").startswith("zh")
+    separator = "；" if chinese else "; "  # a full-width semicolon between Chinese clauses
     parts = [
         _("Installation and tuning are included as listed.")
         if installation
@@ -133,7 +136,7 @@ def default_terms(
         _("Delivery 4-6 weeks after order for in-stock items."),
         _("Payment: %(milestones)s.")
         % {
-            "milestones": "; ".join(
+            "milestones": separator.join(
                 _("%(percent)s%% on completing %(phase)s")
                 % {"percent": m["percent"], "phase": phase_label(m["phase"])}
                 for m in milestones
@@ -143,7 +146,8 @@ def default_terms(
         if support
         else _("Warranty: 1 year (hardware)."),
     ]
-    return " ".join(str(part) for part in parts)
+    # Chinese sentences end in "。" and follow one another without a space.
+    return ("" if chinese else " ").join(str(part) for part in parts)
 
 
 def revision_default_terms(revision: QuoteRevision, *, language: str) -> str:

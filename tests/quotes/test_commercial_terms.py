@@ -15,6 +15,7 @@ from catalog.models import PriceList
 from quotes import pricing, services
 from quotes.forms import QuoteCreateForm, TermsForm
 from quotes.models import LineKind, Quote, QuoteStatus
+from quotes.services.terms import revision_default_terms
 from tests.quotes.factories import DesignFactory
 
 pytestmark = pytest.mark.django_db
@@ -68,6 +69,19 @@ def test_quote_starts_with_the_price_lists_rates_and_terms_from_its_lines(quote)
         {"phase": "full", "percent": "60"},
         {"phase": "operations", "percent": "10"},
     ]
+
+
+def test_chinese_terms_are_punctuated_as_chinese(quote):
+    """Clauses separated by a full-width semicolon, sentences by nothing (each ends in 。)."""
+    revision = current(quote)
+    terms = revision_default_terms(revision, language="zh-hans")
+    assert "完成“方案设计”时支付 30%；完成“规模上线”时支付 60%；" in terms, terms
+    assert "; " not in terms
+    assert "。 " not in terms
+    assert terms.count("。") >= 5  # installation, freight, delivery, payment, warranty
+    english = revision_default_terms(revision, language="en")
+    assert "30% on completing Design; 60% on completing" in english
+    assert ". Freight" in english
 
 
 def test_terms_without_installation_lines_say_so(quote, engineer):
