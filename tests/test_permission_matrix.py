@@ -479,6 +479,8 @@ READS = {
     "/api/v1/designs/{id}/cabling.csv/": _design_read("cabling.csv"),
     "/api/v1/designs/{id}/resize/": _design_read("resize/"),
     "/api/v1/designs/{id}/meaning/": _design_read("meaning/"),
+    # 64 GPUs: under LABELS_SYNC_MAX_CABLES, so the owner's answer is the PDF itself (200).
+    "/api/v1/designs/{id}/labels.pdf/": _design_read("labels.pdf"),
     "/api/v1/designs/{id}/exports/{job_id}/": _export_read(""),
     "/api/v1/designs/{id}/exports/{job_id}/download/": _export_read("download/"),
     "/api/v1/designs/{id}/as-built/{check_id}/": _asbuilt_read,

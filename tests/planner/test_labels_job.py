@@ -148,6 +148,74 @@ def test_a_sheet_past_the_workers_bound_points_to_the_csv(
     assert not ExportJob.objects.exists()
 
 
+# --- Over the API: GET /api/v1/designs/{id}/labels.pdf -------------------------------------------
+
+
+@pytest.mark.django_db
+def test_api_sends_a_small_sheet_at_once(small, engineer):
+    response = client_for(engineer).get(f"/api/v1/designs/{small.pk}/labels.pdf")
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"] == "application/pdf"
+    assert f'filename="design-{small.pk}-labels.pdf"' in response["Content-Disposition"]
+    pdf = PdfReader(io.BytesIO(response.content))
+    assert len(pdf.pages) == pages_for(small.result["cables_total"])
+    assert "This end" in pdf.pages[0].extract_text()
+    assert not ExportJob.objects.exists()  # nothing queued for a sheet sent at once
+
+
+@pytest.mark.django_db
+def test_api_answers_a_large_sheet_with_its_job_and_serves_the_pdf_when_done(
+    small, engineer, settings
+):
+    settings.LABELS_SYNC_MAX_CABLES = small.result["cables_total"] - 1  # one cable over
+    api = client_for(engineer)
+    url = f"/api/v1/designs/{small.pk}/labels.pdf"
+    first = api.get(url)
+    assert first.status_code == 202, first.content
+    job = ExportJob.objects.get()
+    body = first.json()
+    assert (body["id"], body["format"], body["status"]) == (job.pk, "labels.pdf", "queued")
+    assert first["Location"] == body["links"]["self"]
+    assert body["links"]["self"] == f"/api/v1/designs/{small.pk}/exports/{job.pk}/"
+    assert api.get(url).json()["id"] == job.pk  # asking again: the same job
+    assert ExportJob.objects.count() == 1
+    assert api.get(body["links"]["download"]).status_code == 409  # not rendered yet
+
+    done = export_run(job_id=job.pk)
+    assert done.status == "done", done.error
+    status = api.get(first["Location"]).json()
+    assert (status["status"], status["progress"]) == ("done", 100)
+    download = api.get(status["links"]["download"])
+    assert download.status_code == 200
+    assert download["Content-Type"] == "application/pdf"
+    data = body_of(download)
+    assert hashlib.sha256(data).hexdigest() == status["sha256"]
+    assert len(PdfReader(io.BytesIO(data)).pages) == pages_for(small.result["cables_total"])
+
+
+@pytest.mark.django_db
+def test_api_labels_need_credentials_and_hide_another_teams_design(small, engineer, other_engineer):
+    url = f"/api/v1/designs/{small.pk}/labels.pdf"
+    anonymous = APIClient().get(url)
+    assert anonymous.status_code == 401
+    assert anonymous["Content-Type"] == "application/problem+json"
+    outsider = client_for(other_engineer).get(url)
+    assert outsider.status_code == 404
+    assert outsider["Content-Type"] == "application/problem+json"
+    assert not ExportJob.objects.exists()
+
+
+@pytest.mark.django_db
+def test_api_labels_past_the_workers_bound_are_a_409(small, engineer, settings, monkeypatch):
+    cables = small.result["cables_total"]
+    settings.LABELS_SYNC_MAX_CABLES = 0
+    monkeypatch.setattr(export_jobs, "LABELS_JOB_MAX_CABLES", cables - 1)
+    response = client_for(engineer).get(f"/api/v1/designs/{small.pk}/labels.pdf")
+    assert response.status_code == 409
+    assert response.json()["code"] == "label_sheet_too_large"
+    assert not ExportJob.objects.exists()
+
+
 # --- With a real worker -------------------------------------------------------------------------
 
 
