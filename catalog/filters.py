@@ -8,16 +8,23 @@ from __future__ import annotations
 import django_filters
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 
 from catalog.models import FORM_FACTOR_CHOICES, Category, LifecycleChoices, Product, Vendor
+from core.filters import NON_EMPTY_STRING, NonEmptyCharFilter, StrictFilterSet
 
 SPEED_CHOICES = [(speed, f"{speed}G") for speed in (1, 10, 25, 50, 100, 200, 400, 800)]
 
 
-class ProductFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="filter_search", label=_("Search"))
+@extend_schema_field(NON_EMPTY_STRING)
+class _VendorFilter(django_filters.ModelChoiceFilter):
+    """A vendor by its code: a string of at least one character in the schema."""
+
+
+class ProductFilter(StrictFilterSet):
+    q = NonEmptyCharFilter(method="filter_search", label=_("Search"))
     category = django_filters.ChoiceFilter(choices=Category.choices, label=_("Category"))
-    vendor = django_filters.ModelChoiceFilter(
+    vendor = _VendorFilter(
         queryset=Vendor.objects.all(),
         to_field_name="code",
         label=_("Vendor"),

@@ -3,14 +3,12 @@
 # this module (the rest stays strict).
 """One filterset for the design list page and the designs API."""
 
-from typing import Any
-
 import django_filters
-from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from core.filters import NonEmptyCharFilter, StrictBooleanFilter, StrictFilterSet
 from customers.models import Customer
 from customers.selectors import customers_visible_to
 from planner.models import Design, Scenario
@@ -32,39 +30,8 @@ def _customers(request: object) -> QuerySet[Customer]:
     return customers_visible_to(user)
 
 
-class _KeepUnknownSelect(forms.NullBooleanSelect):
-    """Django's select reads anything but true/false as "any" (and "2"/"3" as true/false, from
-    older forms); here only true/false and 1/0 are values, anything else is kept for the field
-    to refuse."""
-
-    VALUES = {"True": True, "true": True, "1": True, "False": False, "false": False, "0": False}
-
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
-        raw = data.get(name)
-        if raw in (None, "", "unknown"):
-            return None
-        return self.VALUES.get(raw, raw) if isinstance(raw, str) else raw
-
-
-class _StrictNullBooleanField(forms.NullBooleanField):
-    """true, false (or 1, 0), or nothing: `?is_draft=null` was read as "any" and listed every
-    design, so a caller never learnt their filter was ignored (Schemathesis)."""
-
-    widget = _KeepUnknownSelect
-
-    def to_python(self, value: Any) -> bool:  # None too: the stubs follow BooleanField
-        known = ("True", "true", "1", "False", "false", "0")
-        if isinstance(value, str) and value not in (*known, "", "unknown"):
-            raise forms.ValidationError(_("Enter true or false."), code="invalid")
-        return super().to_python(value)  # type: ignore[return-value]
-
-
-class StrictBooleanFilter(django_filters.BooleanFilter):
-    field_class = _StrictNullBooleanField
-
-
-class DesignFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label=_("Search"))
+class DesignFilterSet(StrictFilterSet):
+    q = NonEmptyCharFilter(method="search", label=_("Search"))
     customer = django_filters.ModelChoiceFilter(queryset=_customers, label=_("Customer"))
     author = django_filters.ModelChoiceFilter(
         field_name="owner", queryset=get_user_model().objects.all(), label=_("Author")

@@ -9,6 +9,7 @@ import django_filters
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from core.filters import NonEmptyCharFilter, StrictBooleanFilter, StrictFilterSet
 from customers.models import Customer
 from customers.selectors import customers_visible_to
 from quotes.models import Quote, QuoteStatus
@@ -19,8 +20,8 @@ def _customers(request: object) -> QuerySet[Customer]:
     return customers_visible_to(user) if user is not None else Customer.objects.none()
 
 
-class QuoteFilter(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="filter_search", label=_("Search"))
+class QuoteFilter(StrictFilterSet):
+    q = NonEmptyCharFilter(method="filter_search", label=_("Search"))
     status = django_filters.ChoiceFilter(choices=QuoteStatus.choices, label=_("Status"))
     customer = django_filters.ModelChoiceFilter(queryset=_customers, label=_("Customer"))
     created_after = django_filters.DateFilter(
@@ -29,7 +30,7 @@ class QuoteFilter(django_filters.FilterSet):
     created_before = django_filters.DateFilter(
         field_name="created_at", lookup_expr="date__lte", label=_("Created until")
     )
-    mine = django_filters.BooleanFilter(method="filter_mine", label=_("Only mine"))
+    mine = StrictBooleanFilter(method="filter_mine", label=_("Only mine"))
 
     class Meta:
         model = Quote

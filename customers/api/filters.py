@@ -9,6 +9,7 @@ import django_filters
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from core.filters import NonEmptyCharFilter, StrictFilterSet
 from customers.models import Customer, Opportunity
 from customers.selectors import customers_visible_to
 
@@ -18,10 +19,10 @@ def _customers(request: object) -> QuerySet[Customer]:
     return customers_visible_to(user) if user is not None else Customer.objects.none()
 
 
-class OpportunityFilter(django_filters.FilterSet):
+class OpportunityFilter(StrictFilterSet):
     customer = django_filters.ModelChoiceFilter(queryset=_customers, label=_("Customer"))
-    external_source = django_filters.CharFilter(label=_("CRM source"))
-    external_id = django_filters.CharFilter(label=_("CRM id"))
+    external_source = NonEmptyCharFilter(label=_("CRM source"))
+    external_id = NonEmptyCharFilter(label=_("CRM id"))
 
     class Meta:
         model = Opportunity
