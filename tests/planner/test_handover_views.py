@@ -116,3 +116,66 @@ def test_a_teammate_downloads_every_file_and_reads_it_back(client, design, teamm
     svg = get("handover-racks-svg").decode()
     assert svg.startswith("<svg")
     assert "R01-02" in svg
+
+
+# --- The design page's rack elevations section --------------------------------------------------
+
+# bench.handover's 1,024 GPUs (with storage and out-of-band planes): more racks than the page
+# draws, so the section is bounded.
+GPUS_1024 = {"gpus": 1024, "nic_speed": 400, "fabric": "rail", "leaf": "64x400",
+             "storage": {"nic_speed": 200, "storage_nodes": 16}, "oob": {}}  # fmt: skip
+
+
+def _drawn_racks(html: str) -> int:
+    # One <g class="rack"> per rack drawn (planner.handover.rack_svg).
+    return html.count('<g class="rack"')
+
+
+@pytest.mark.django_db
+def test_the_design_page_draws_every_rack_of_a_small_design(client, design, teammate):
+    from planner.handover_services import design_page_elevations
+
+    client.force_login(teammate)
+    html = client.get(reverse("planner:design-detail", args=[design.pk])).content.decode()
+    assert 'data-testid="design-elevations"' in html
+    racks = design_page_elevations(design=design)["racks_total"]
+    assert racks < 24  # a 64-GPU design fits under the page's bound
+    assert _drawn_racks(html) == racks
+    assert 'data-testid="elevations-bound"' not in html
+    assert reverse("planner:handover", args=[design.pk]) in html
+
+
+@pytest.mark.django_db
+def test_the_design_page_draws_the_first_racks_of_a_large_one_and_links_to_all(client, engineer):
+    from planner.handover_services import DESIGN_PAGE_RACKS, design_page_elevations
+
+    load_seed_catalog()
+    large = services.design_create(owner=engineer, name="1k", request_data=GPUS_1024)
+    total = design_page_elevations(design=large)["racks_total"]
+    assert DESIGN_PAGE_RACKS == 24  # two lines of 12 racks (rack_svg.RACKS_PER_LINE)
+    assert total > DESIGN_PAGE_RACKS
+    client.force_login(engineer)
+    html = client.get(reverse("planner:design-detail", args=[large.pk])).content.decode()
+    assert _drawn_racks(html) == DESIGN_PAGE_RACKS
+    assert f"The first {DESIGN_PAGE_RACKS} of {total} racks." in html
+    assert 'data-testid="elevations-all"' in html
+    assert (
+        f'href="{reverse("planner:handover", args=[large.pk])}" data-testid="elevations-all"'
+        in html
+    )
+    # The handover page still draws every rack.
+    full = client.get(reverse("planner:handover", args=[large.pk])).content.decode()
+    assert _drawn_racks(full) == total
+
+
+@pytest.mark.django_db
+def test_a_draft_that_does_not_size_has_no_elevations_section(client, engineer):
+    from planner.models import Design
+
+    load_seed_catalog()
+    draft = services.design_create(owner=engineer, name="d", request_data=REQUEST)
+    Design.objects.filter(pk=draft.pk).update(result=None, is_draft=True)
+    client.force_login(engineer)
+    response = client.get(reverse("planner:design-detail", args=[draft.pk]))
+    assert response.status_code == 200
+    assert 'data-testid="design-elevations"' not in response.content.decode()

@@ -1,0 +1,48 @@
+"""What the design page shows of the handover: the rack elevations of its first racks, drawn by
+`planner.handover.rack_svg` from the design as saved. The whole drawing of a large design (a
+16,384-GPU design has some 600 racks, an SVG of several megabytes) stays on the handover page;
+the design page shows the first `DESIGN_PAGE_RACKS` and links there."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from planner import export_jobs, services
+from planner.handover.rack_svg import RACKS_PER_LINE, elevations_svg
+from planner.i18n import translated
+from planner.models import Design
+
+# Two lines of the drawing (12 racks a line): a row's first racks with their network rack on a
+# 1,024-GPU design, and an SVG of tens of kilobytes on any design.
+DESIGN_PAGE_RACKS = 2 * RACKS_PER_LINE
+
+
+def svg_labels() -> dict[str, str]:
+    """The drawing's words in the reader's language (the handover page's own)."""
+    return {
+        "power": _("Typical"),
+        "max": _("max"),
+        "over": _("over its height"),
+        "cable_manager": _("1U cable manager"),
+    }
+
+
+def design_page_elevations(*, design: Design, limit: int = DESIGN_PAGE_RACKS) -> dict[str, Any]:
+    """The elevations section of the design page: the SVG of the first `limit` racks in hall
+    order, how many racks there are, and the rack warnings (for every rack, not only those
+    drawn). Empty for a draft that does not size."""
+    if design.result is None:
+        return {}
+    engine = services.design_engine(design=design)
+    elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
+    shown = replace(elevations, racks=elevations.racks[:limit])
+    return {
+        "design": design,
+        "svg": elevations_svg(shown, svg_labels()),
+        "racks_total": len(elevations.racks),
+        "racks_shown": len(shown.racks),
+        "warnings": [translated(warning) for warning in elevations.warnings],
+    }
