@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 
 from catalog.models import Product
 from planner.engine.generic import DEFAULT_FORM_FACTOR
+from planner.engine.ports import inline_description, inline_description_of, parse_inline
 from planner.engine.result import (
     BomLineResult,
     DesignResult,
@@ -139,12 +140,45 @@ def topology_labels() -> dict[str, str]:
 # and pass every other attribute through to the typed result.
 
 
+class _SwitchNames:
+    """The catalog's names of a result's switches in the reader's language, read once and only
+    when a template asks for a tier's description (the design page never does)."""
+
+    def __init__(self, result: DesignResult) -> None:
+        self._result = result
+        self._names: dict[str, str] | None = None
+
+    def get(self, sku: str) -> str | None:
+        if self._names is None:
+            skus = {tier.sku for plane in self._result.planes for tier in plane.tiers if tier.sku}
+            self._names = {
+                p.sku: p.name
+                for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
+                if p.name
+            }
+        return self._names.get(sku)
+
+
 @dataclass(frozen=True)
 class ShownTier:
     tier: TierResult
     plane: str
     plane_label: str
     role_label: str
+    names: _SwitchNames | None = None
+
+    @property
+    def description(self) -> str:
+        """The switch in the reader's language: the catalog's name, or an inline spec's text
+        (the result keeps the English it was sized with)."""
+        tier = self.tier
+        if tier.sku:
+            name = self.names.get(tier.sku) if self.names is not None else None
+            return name or tier.description
+        inline = parse_inline(tier.switch)
+        if inline is not None:
+            return translated(inline_description(*inline))
+        return generic_name(tier.description)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -179,6 +213,7 @@ class ShownResult:
 
 
 def shown_planes(result: DesignResult) -> tuple[ShownPlane, ...]:
+    names = _SwitchNames(result)
     return tuple(
         ShownPlane(
             plane=plane,
@@ -189,6 +224,7 @@ def shown_planes(result: DesignResult) -> tuple[ShownPlane, ...]:
                     plane=plane.name,
                     plane_label=plane_label(plane.name),
                     role_label=role_label(tier.role),
+                    names=names,
                 )
                 for tier in plane.tiers
             ),
@@ -224,6 +260,14 @@ def gap_texts(result: DesignResult) -> dict[str, Text]:
         if line.catalog_gap and line.description_text is not None:
             texts.setdefault(line.description, line.description_text)
     return texts
+
+
+def generic_name(description: str, gaps: Mapping[str, Text] | None = None) -> str:
+    """A generic part's English name (as the engine's spares and growth parts carry it) in the
+    reader's language: from the design's gap texts (`gap_texts`) when given, or an inline
+    switch's text; else as it is."""
+    text = (gaps or {}).get(description) or inline_description_of(description)
+    return translated(text) if text is not None else description
 
 
 def part_name(sku: str | None, name: str, gaps: Mapping[str, Text]) -> str:

@@ -59,12 +59,12 @@ def quote_xlsx(revision: QuoteRevision, *, language: str) -> bytes:
         for line in revision.lines.order_by("position", "id"):
             row += 1
             if line.kind == LineKind.NOTE:
-                xlsx_cell(sheet, row, 3, line.description)
+                xlsx_cell(sheet, row, 3, line.description_in(language))
                 continue
             values: list[object] = [
                 str(PLANE_LABELS.get(line.plane, line.plane)),
                 line.sku,
-                line.description,
+                line.description_in(language),
                 str(kinds.get(line.kind, line.kind)),
                 line.quantity,
                 line.unit_price,

@@ -283,7 +283,7 @@ class AcceptForm(forms.Form):
         lines_field = self.fields["optional_lines"]
         assert isinstance(lines_field, forms.ChoiceField)
         lines_field.choices = [
-            (line.pk, " · ".join(part for part in (line.sku, line.description) if part))
+            (line.pk, " · ".join(part for part in (line.sku, line.localized_description) if part))
             for line in optional_lines
         ]
 

@@ -2,6 +2,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, Team
@@ -288,7 +289,11 @@ class QuoteLine(models.Model):
     plane = models.CharField(_("plane"), max_length=30, blank=True)
     tier = models.CharField(_("tier"), max_length=30, blank=True)
     sku = models.CharField(_("SKU"), max_length=64, blank=True)
-    description = models.TextField(_("description"), blank=True)
+    # Both languages, so a quote prints in either whatever language it was created in: the
+    # English text (the catalog's name_en) and the Chinese one (name_zh). A blank one falls back
+    # to the other (`description_in`). Text typed by hand is stored in both.
+    description = models.TextField(_("description (English)"), blank=True)
+    description_zh = models.TextField(_("description (Chinese)"), blank=True)
     quantity = models.PositiveIntegerField(_("quantity"), default=0)
     is_optional = models.BooleanField(_("optional"), default=False)
     # Frozen inputs, in the price list's currency.
@@ -331,6 +336,18 @@ class QuoteLine(models.Model):
     def to_be_priced(self) -> bool:
         """No SKU and no price entered yet (as last priced by `quotes.pricing`)."""
         return self.kind != LineKind.NOTE and self.price_source == PriceSource.TO_BE_PRICED
+
+    def description_in(self, language: str | None = None) -> str:
+        """The description in `language` (the active language when None), else the other one."""
+        language = (language or get_language() or "en").lower()
+        if language.startswith("zh"):
+            return self.description_zh or self.description
+        return self.description or self.description_zh
+
+    @property
+    def localized_description(self) -> str:
+        """The description in the reader's (active) language: what pages and documents show."""
+        return self.description_in()
 
 
 class PolicyMetric(models.TextChoices):

@@ -38,6 +38,17 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
     tax_percent = serializers.SerializerMethodField(
         help_text='The VAT rate the line is taxed at, in percent ("13" is 13%).'
     )
+    description = serializers.CharField(
+        source="localized_description",
+        read_only=True,
+        help_text="The description in the request's language (Accept-Language), else the other.",
+    )
+    description_en = serializers.CharField(
+        source="description", read_only=True, help_text="The description in English."
+    )
+    description_zh = serializers.CharField(
+        read_only=True, help_text="The description in Chinese (blank: none, use the English)."
+    )
 
     class Meta:
         model = QuoteLine
@@ -49,6 +60,8 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             "tier",
             "sku",
             "description",
+            "description_en",
+            "description_zh",
             "quantity",
             "is_optional",
             "to_be_priced",
@@ -318,7 +331,23 @@ class LineUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
         max_length=64,
         help_text="Replace the line's product with this catalog SKU (e.g. a line to be priced).",
     )
-    description = serializers.CharField(required=False, max_length=2000)
+    description = serializers.CharField(
+        required=False,
+        max_length=2000,
+        help_text="A text typed by hand: the description in both languages.",
+    )
+    description_en = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=2000,
+        help_text="The English description only (blank: none, readers see the Chinese).",
+    )
+    description_zh = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=2000,
+        help_text="The Chinese description only (blank: none, readers see the English).",
+    )
     is_optional = serializers.BooleanField(required=False)
 
 

@@ -18,8 +18,24 @@ from planner.engine.catalog import (
     PortGroup,
     SwitchSpec,
 )
+from planner.engine.text import Text, gettext_noop
+from planner.engine.text import text as make_text
 
 INLINE_SPEC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[gG]?\s*$")
+
+# An inline switch's description: English in the engine's results (stored as is), and a template
+# the web layer translates (`inline_description`), so pages and documents name it in the reader's
+# language. The same msgid as the catalog gap's text in planner.engine.sizing.
+INLINE_DESCRIPTION = gettext_noop(
+    "Switch, %(ports)s x %(speed)sG (inline spec, not a catalog product)"
+)
+_INLINE_DESCRIPTION_RE = re.compile(
+    "^"
+    + re.escape(INLINE_DESCRIPTION)
+    .replace(re.escape("%(ports)s"), r"(?P<ports>[\d,]+)")
+    .replace(re.escape("%(speed)s"), r"(?P<speed>[\d,]+)")
+    + "$"
+)
 
 # Breakout modes per native port speed, from media-and-fabric-facts.md ("Breakouts and twin-port
 # optics"). A ways=1 entry is a port that negotiates down (an SFP28 port running 10G).
@@ -179,6 +195,22 @@ def parse_inline(text: str) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
+def inline_description(ports: int, speed_gbps: int) -> Text:
+    """An inline switch's description as a text to translate."""
+    return make_text(INLINE_DESCRIPTION, ports=ports, speed=speed_gbps)
+
+
+def inline_description_of(description: str) -> Text | None:
+    """The text behind an inline switch's English description (as results stored before the
+    switch carried its text have it: spares and growth parts name it so); None for any other."""
+    match = _INLINE_DESCRIPTION_RE.match(description)
+    if match is None:
+        return None
+    return inline_description(
+        int(match.group("ports").replace(",", "")), int(match.group("speed").replace(",", ""))
+    )
+
+
 # Models are immutable and carry their memo of port arithmetic (`per_model`), so requests that
 # name the same switch share one model and find that arithmetic done.
 @lru_cache(maxsize=256)
@@ -193,7 +225,7 @@ def inline_model(ports: int, speed_gbps: int) -> SwitchModel:
     return SwitchModel(
         label=f"{ports}x{speed_gbps}",
         sku=None,
-        description=f"Switch, {ports} x {speed_gbps}G (inline spec, not a catalog product)",
+        description=INLINE_DESCRIPTION % {"ports": ports, "speed": speed_gbps},
         port_groups=(group,),
         power_w=round(INLINE_BASE_W + INLINE_WATTS_PER_TBPS * capacity_tbps),
         power_max_w=round(

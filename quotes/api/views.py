@@ -241,7 +241,9 @@ class QuoteViewSet(
         description="A line to be priced (`to_be_priced: true`: no catalog product fits it) is "
         "priced with `override_unit_price` or replaced with a catalog product with `sku`. Only "
         "a draft, pending or approved revision changes; a change to a submitted one sends it "
-        "back for approval (or to draft). Answers the line's revision with its new totals.",
+        "back for approval (or to draft). `description` sets the text of both languages, "
+        "`description_en` and `description_zh` one each. Answers the line's revision with its "
+        "new totals.",
         request=LineUpdateSerializer,
         parameters=[OpenApiParameter("line_id", int, OpenApiParameter.PATH)],
         responses={200: RevisionSerializer, **ACTION_ERRORS},

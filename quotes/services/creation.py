@@ -15,7 +15,6 @@ from catalog.selectors import default_price_list
 from core.selectors import user_team
 from customers.models import Customer, Opportunity
 from planner.engine.result import BomLineResult, DesignResult, ResultFormatError
-from planner.i18n import translated
 from planner.models import Design
 from planner.selectors import designs_visible_to
 from quotes import pricing
@@ -27,6 +26,12 @@ from quotes.models import (
     QuoteRevision,
 )
 from quotes.selectors import SERVICES_PLANE
+from quotes.services.descriptions import (
+    Descriptions,
+    catalog_descriptions,
+    text_descriptions,
+    typed,
+)
 from quotes.services.errors import QuoteInvalid
 from quotes.services.numbering import _next_number, quote_number
 from quotes.services.prices import _catalog_items, _frozen_fields, _reprice
@@ -58,13 +63,12 @@ def _bom_lines(result: DesignResult) -> list[BomLineResult]:
     return [line for line in result.bom if line.sku or line.catalog_gap]
 
 
-def _gap_description(entry: BomLineResult, language: str) -> str:
-    """A catalog gap's description in `language` when the engine gave its template (and the
-    template has a translation), else its English text."""
+def _gap_description(entry: BomLineResult) -> Descriptions:
+    """A catalog gap's description in both languages when the engine gave its template (an
+    inline-spec switch, a generic module), else its English text for both."""
     if entry.description_text is not None and entry.description_text.template:
-        with translation.override(language):
-            return translated(entry.description_text)
-    return entry.description
+        return text_descriptions(entry.description_text)
+    return typed(entry.description)
 
 
 def _design_counts(result: DesignResult) -> tuple[int, int, int]:
@@ -169,6 +173,8 @@ def quote_create(
     skus = {entry.sku for entry in bom if not entry.catalog_gap}
     skus |= {s.sku for s in services}
     items = _catalog_items(skus, price_list=price_list, customer=customer, day=today)
+    # Both languages' names: the quote prints in either, whatever language it is created in.
+    names = catalog_descriptions(skus)
     milestones = default_milestones()
 
     with transaction.atomic():
@@ -227,7 +233,7 @@ def quote_create(
                         kind=LineKind.PRODUCT,
                         plane=entry.plane,
                         tier=entry.tier,
-                        description=_gap_description(entry, customer.preferred_language),
+                        **_gap_description(entry).fields(),
                         quantity=entry.quantity,
                     )
                 )
@@ -244,7 +250,7 @@ def quote_create(
                     plane=entry.plane,
                     tier=entry.tier,
                     sku=item.sku,
-                    description=item.name or entry.description,
+                    **names.get(item.sku, typed(entry.description)).fields(),
                     quantity=entry.quantity,
                     **_frozen_fields(item),
                 )
@@ -260,7 +266,7 @@ def quote_create(
                     plane=SERVICES_PLANE,
                     tier=service.tier,
                     sku=service.sku,
-                    description=item.name or service.sku,
+                    **names.get(service.sku, typed(service.sku)).fields(),
                     quantity=service.quantity,
                     **_frozen_fields(item),
                 )

@@ -9,17 +9,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from planner.engine.growth_steps import GrowthStep, growth_steps
 from planner.i18n import translated
+from planner.presenters import generic_name
 from planner.services import catalog_prices
 from quotes import transitions
 from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision
+from quotes.services.descriptions import in_both
 from quotes.services.errors import QuoteInvalid
 from quotes.services.revisions import quote_revise, revision_line_add
-from quotes.services.spares import revision_engine_design
+from quotes.services.spares import engine_gap_texts, revision_engine_design
 from quotes.transitions import Action
 
 GROWTH_PLANE = "growth"
@@ -48,22 +51,30 @@ def quote_growth_revise(*, user: User, quote: Quote, step: int) -> GrowthQuoted:
             field="step",
         )
     chosen = plan.steps[step]
+    gaps = engine_gap_texts(design)
     with transaction.atomic():
         if transitions.allows(current.status, Action.REVISE):
             revision = quote_revise(user=user, quote=quote)
         else:
             transitions.require(Action.EDIT, current)
             revision = current
+        # The note in both languages: the quote prints in either.
+        note = in_both(
+            lambda: (
+                _("Growth from %(before)s to %(after)s GPUs: %(what)s")
+                % {
+                    "before": intcomma(chosen.gpus_before),
+                    "after": intcomma(chosen.gpus_after),
+                    "what": translated(chosen.description),
+                }
+            )
+        )
         revision_line_add(
             user=user,
             revision=revision,
             kind=LineKind.NOTE,
-            description=_("Growth from %(before)s to %(after)s GPUs: %(what)s")
-            % {
-                "before": chosen.gpus_before,
-                "after": chosen.gpus_after,
-                "what": translated(chosen.description),
-            },
+            description=note.en,
+            description_zh=note.zh,
             plane=GROWTH_PLANE,
             tier=chosen.kind,
         )
@@ -71,7 +82,7 @@ def quote_growth_revise(*, user: User, quote: Quote, step: int) -> GrowthQuoted:
         skipped: list[str] = []
         for part in chosen.parts:
             if not part.sku:
-                skipped.append(part.description)
+                skipped.append(generic_name(part.description, gaps))
                 continue
             try:
                 added.append(

@@ -107,7 +107,7 @@ def _check_complete(revision: QuoteRevision) -> None:
             "%(count)d lines are still to be priced (%(lines)s): enter their unit prices or "
             "replace them with catalog SKUs before the quote is submitted or sent.",
             count,
-        ) % {"count": count, "lines": "; ".join(line.description for line in unpriced)}
+        ) % {"count": count, "lines": "; ".join(line.localized_description for line in unpriced)}
         raise QuoteHasUnpricedLines(message, field="lines")
     missing = list(
         revision.lines.exclude(kind=LineKind.NOTE)

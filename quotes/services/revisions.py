@@ -19,6 +19,7 @@ from quotes.models import (
     QuoteRevision,
     QuoteStatus,
 )
+from quotes.services.descriptions import Descriptions, catalog_description, typed
 from quotes.services.errors import QuoteInvalid
 from quotes.services.prices import _frozen_fields, _reprice, _sellable_item, _unpriced_lines
 from quotes.services.records import _lock, _require, _set_status, audit_record
@@ -68,6 +69,7 @@ def _line_state(line: QuoteLine) -> dict[str, Any]:
         "discount_percent": line.discount_percent,
         "override_unit_price": line.override_unit_price,
         "description": line.description,
+        "description_zh": line.description_zh,
         "is_optional": line.is_optional,
         "unit_price": line.unit_price,
     }
@@ -83,8 +85,14 @@ def revision_line_update(
     description: str | None = None,
     is_optional: bool | None = None,
     sku: str | None = None,
+    description_en: str | None = None,
+    description_zh: str | None = None,
 ) -> QuoteLine:
     """Change a line. `override_unit_price=None` clears an override; leaving it out keeps it.
+
+    `description` is a text typed by hand, in a language we do not know: it becomes the line's
+    description in both languages. `description_en` and `description_zh` change one language
+    each (given with `description`, they win for their language).
 
     A line to be priced (a catalog gap: no SKU) is priced with `override_unit_price`, a unit
     price in the quote's currency, or replaced with a catalog product by `sku`: the line then
@@ -102,7 +110,8 @@ def revision_line_update(
             item = _sellable_item(revision, sku.strip())
             line.sku = item.sku
             line.kind = LineKind.SERVICE if item.category == "service" else LineKind.PRODUCT
-            line.description = item.name or item.sku
+            for name, value in catalog_description(item.sku, default=item.name).fields().items():
+                setattr(line, name, value)
             for name, value in _frozen_fields(item).items():
                 setattr(line, name, value)
             if override_unit_price is _UNSET:
@@ -122,7 +131,11 @@ def revision_line_update(
                 pricing.money(override_unit_price) if override_unit_price is not None else None
             )
         if description is not None:
-            line.description = description
+            line.description, line.description_zh = description, description
+        if description_en is not None:
+            line.description = description_en
+        if description_zh is not None:
+            line.description_zh = description_zh
         if is_optional is not None:
             line.is_optional = is_optional
         line.save()
@@ -171,6 +184,12 @@ def revision_discount_apply(
     return revision
 
 
+def _descriptions(description: str, description_zh: str | None) -> Descriptions:
+    if description_zh is None:
+        return typed(description)
+    return Descriptions(en=description, zh=description_zh.strip())
+
+
 def revision_line_add(
     *,
     user: User,
@@ -182,9 +201,14 @@ def revision_line_add(
     is_optional: bool = False,
     plane: str = "",
     tier: str = "",
+    description_zh: str | None = None,
 ) -> QuoteLine:
     """Add a product, service or note line; products and services are priced from the revision's
-    price list and the customer's contract prices, as of today."""
+    price list and the customer's contract prices, as of today.
+
+    A product or service without `description` is described by the catalog's names in both
+    languages. A `description` typed by hand is stored as both languages' text, unless
+    `description_zh` is given: then `description` is the English text and that the Chinese."""
     _require(user, Action.EDIT)
     with transaction.atomic():
         revision = _lock(revision)
@@ -201,14 +225,23 @@ def revision_line_add(
         if kind == LineKind.NOTE:
             if not description.strip():
                 raise QuoteInvalid(_("A note needs its text."), field="description")
-            fields.update(description=description.strip(), quantity=0, is_optional=False)
+            fields.update(
+                _descriptions(description.strip(), description_zh).fields(),
+                quantity=0,
+                is_optional=False,
+            )
         else:
             if quantity < 1:
                 raise QuoteInvalid(_("The quantity is at least 1."), field="quantity")
             item = _sellable_item(revision, sku)
+            names = (
+                _descriptions(description, description_zh)
+                if description
+                else catalog_description(item.sku, default=item.name)
+            )
             fields.update(
+                names.fields(),
                 sku=sku,
-                description=description or item.name,
                 quantity=quantity,
                 kind=LineKind.SERVICE if item.category == "service" else LineKind.PRODUCT,
                 **_frozen_fields(item),
@@ -321,8 +354,8 @@ def quote_revise(*, user: User, quote: Quote) -> QuoteRevision:
             **{name: getattr(current, name) for name in copy_fields},
         )
         line_fields = (
-            "position", "kind", "plane", "tier", "sku", "description", "quantity",
-            "is_optional", "frozen_list_price", "frozen_tiers", "frozen_contract_price",
+            "position", "kind", "plane", "tier", "sku", "description", "description_zh",
+            "quantity", "is_optional", "frozen_list_price", "frozen_tiers", "frozen_contract_price",
             "frozen_unit_cost", "discount_percent", "override_unit_price",
         )  # fmt: skip
         QuoteLine.objects.bulk_create(

@@ -15,7 +15,9 @@ from django.utils.translation import gettext as _
 from planner.engine.catalog import CatalogSnapshot
 from planner.engine.design import Design as EngineDesign
 from planner.engine.failures import spares
+from planner.engine.text import Text
 from planner.models import SizingSnapshot
+from planner.presenters import generic_name
 from planner.services import (
     design_catalog,
     design_engine,
@@ -62,12 +64,23 @@ def revision_engine_design(revision: QuoteRevision) -> tuple[EngineDesign, Catal
     return design_engine(design=design, request_data=request), design_catalog(design=design)
 
 
+def engine_gap_texts(design: EngineDesign) -> dict[str, Text]:
+    """The design's generic parts by their English name, with their texts to translate: spares
+    and growth parts name a generic part in English only."""
+    return {
+        line.description: line.description_text
+        for line in design.bom
+        if line.catalog_gap and line.description_text is not None
+    }
+
+
 def revision_spares_add(*, user: User, revision: QuoteRevision) -> SparesAdded:
     """Add the design's recommended spares to an editable revision as optional lines, priced
     from the revision's price list like any line added by hand."""
     transitions.require(Action.EDIT, revision)
     design, _catalog = revision_engine_design(revision)
     recommended, _total = spares(design)
+    gaps = engine_gap_texts(design)
     present = set(
         revision.lines.filter(tier=SPARES_TIER, is_optional=True).values_list("sku", flat=True)
     )
@@ -76,7 +89,7 @@ def revision_spares_add(*, user: User, revision: QuoteRevision) -> SparesAdded:
     with transaction.atomic():
         for spare in recommended:
             if not spare.sku or spare.sku in present:
-                skipped.append(spare.sku or spare.description)
+                skipped.append(spare.sku or generic_name(spare.description, gaps))
                 continue
             try:
                 line = revision_line_add(
@@ -98,6 +111,7 @@ def revision_spares_add(*, user: User, revision: QuoteRevision) -> SparesAdded:
 __all__ = [
     "QuoteHasNoDesign",
     "SparesAdded",
+    "engine_gap_texts",
     "revision_engine_design",
     "revision_spares_add",
 ]

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from quotes import pricing
 from quotes.models import AuditAction, LineKind, QuoteLine, QuoteRevision
 from quotes.selectors import SERVICES_PLANE
+from quotes.services.descriptions import in_both
 from quotes.services.errors import QuoteInvalid
 from quotes.services.records import _lock, _require, audit_record
 from quotes.services.revisions import _after_change
@@ -258,8 +259,8 @@ def revision_freight_set(
                     tier=FREIGHT_PLANE,
                     quantity=1,
                 )
-            with translation.override(revision.quote.customer.preferred_language):
-                line.description = str(_("Freight and insurance to the customer's site"))
+            freight = in_both(lambda: _("Freight and insurance to the customer's site"))
+            line.description, line.description_zh = freight.en, freight.zh
             line.override_unit_price = pricing.money(amount)
             line.save()
         _after_change(revision, user=user, what="freight changed")

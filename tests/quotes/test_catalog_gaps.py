@@ -25,6 +25,8 @@ pytestmark = pytest.mark.django_db
 D = Decimal
 PROBLEM = "application/problem+json"
 GAP_DESCRIPTION = "800G OSFP DR4 module"
+# The same text in Chinese (its template's msgstr in locale/zh_Hans): a quote line keeps both.
+GAP_DESCRIPTION_ZH = "800G OSFP DR4 光模块"
 PRICE = D("2350.00")  # what the sales engineer enters per module
 # 128 modules x 2,350.00 = 300,800.00; subtotal 445,900.00 + 300,800.00 = 746,700.00;
 # VAT per kind: goods (386,900 + 300,800) x 13% = 89,401.00, services 59,000 x 6% = 3,540.00;
@@ -108,11 +110,12 @@ def test_a_catalog_gap_becomes_a_line_to_be_priced(gap_quote):
     assert revision.status == QuoteStatus.DRAFT
 
 
-def test_the_gap_is_described_in_the_customers_language(catalog, engineer, customer):
+def test_the_gap_is_described_in_both_languages(catalog, engineer, customer):
     customer.preferred_language = "zh-hans"
     customer.save()
     # A template the catalogue translates, to show the Text dict is put through gettext; an
-    # entry without one keeps its English description.
+    # entry without one keeps its English description, in both. Whatever the customer's
+    # language, the line keeps both texts: the document's language is chosen when it is printed.
     cage = {"template": "%(plug)s in a %(ff)s cage, at %(speed)sG",
             "params": {"plug": "OSFP", "ff": "OSFP", "speed": "800"}}  # fmt: skip
     design = with_gap(
@@ -122,9 +125,15 @@ def test_the_gap_is_described_in_the_customers_language(catalog, engineer, custo
     )
     quote = services.quote_create(user=engineer, design=design, customer=customer)
     descriptions = list(
-        current(quote).lines.filter(sku="").order_by("position").values_list("description")
+        current(quote)
+        .lines.filter(sku="")
+        .order_by("position")
+        .values_list("description", "description_zh")
     )
-    assert descriptions == [("OSFP 插入 OSFP 端口笼，以 800G 运行",), ("Cat8 cord, 40 m",)]
+    assert descriptions == [
+        ("OSFP in a OSFP cage, at 800G", "OSFP 插入 OSFP 端口笼，以 800G 运行"),
+        ("Cat8 cord, 40 m", "Cat8 cord, 40 m"),
+    ]
 
 
 def test_submit_and_send_are_refused_until_the_line_is_priced(gap_quote, engineer):
@@ -138,7 +147,7 @@ def test_submit_and_send_are_refused_until_the_line_is_priced(gap_quote, enginee
         assert refused.value.http_status == 400
     with translation.override("zh-hans"), pytest.raises(QuoteHasUnpricedLines) as refused:
         services.revision_submit(user=engineer, revision=revision)
-    assert refused.value.message.startswith("还有 1 行待定价（800G OSFP DR4 module）")
+    assert refused.value.message.startswith(f"还有 1 行待定价（{GAP_DESCRIPTION_ZH}）")
     assert current(gap_quote).status == QuoteStatus.DRAFT
     assert not revision.share_links.exists()
 
@@ -220,7 +229,7 @@ def test_page_marks_the_line_and_refuses_submit_with_the_message(client, gap_quo
         assert "1 line is still to be priced (800G OSFP DR4 module)" in response.content.decode()
     url = reverse("quotes:revision-action", args=[gap_quote.pk, 0, "submit"])
     response = client.post(url, follow=True, HTTP_ACCEPT_LANGUAGE="zh-hans")
-    assert "还有 1 行待定价（800G OSFP DR4 module）" in response.content.decode()
+    assert f"还有 1 行待定价（{GAP_DESCRIPTION_ZH}）" in response.content.decode()
     assert current(gap_quote).status == QuoteStatus.DRAFT
 
     line = gap_line(gap_quote)
@@ -373,9 +382,10 @@ def test_proposal_pdf_marks_the_line_to_be_priced(engineer, language, marker):
     document = document_render(document_id=document.pk)
     assert document.status == DocumentStatus.READY, document.error
     _reader, text = pdf_text(document.file.read())
-    # The line's row: no SKU, its description (in the customer's language, English), quantity,
-    # the marker instead of a unit price, and no amount.
-    assert f"{GAP_DESCRIPTION} 128 {marker} —" in text
+    # The line's row: no SKU, its description (in the document's language, whatever the
+    # customer's), quantity, the marker instead of a unit price, and no amount.
+    description = GAP_DESCRIPTION if language == "en" else GAP_DESCRIPTION_ZH
+    assert f"{description} 128 {marker} —" in text
     flat = "".join(text.split())  # the PDF wraps lines anywhere in Chinese text
     assert _totals_note(language, gaps).replace(" ", "") in flat
     # The totals printed are those of the priced lines alone.

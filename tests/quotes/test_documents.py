@@ -608,11 +608,11 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     sr = optics["transceiver_sku_a"]
     assert text.count(flat(f"SFP28 · {sr}")) == 2 * optics["cables"]  # A and B end of each
 
-    # The quote's line for it (described in the customer's language): the marker for its SKU
+    # The quote's line for it (described in the document's language): the marker for its SKU
     # and its unit price, no amount. Then power, typical and maximum.
     [line] = [line for line in quote.current_revision.lines.all() if line.to_be_priced]
     assert line.quantity == gap["quantity"]
-    assert flat(f"{marker} {line.description} {line.quantity} {marker} —") in text
+    assert flat(f"{marker} {name} {line.quantity} {marker} —") in text
     assert flat(f"{typical} {result['power_w']:,} W") in text
     assert result["power_max_w"] > result["power_w"]
     assert flat(f"{result['power_w']:,} {result['power_max_w']:,}") in text  # the totals row
