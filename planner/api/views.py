@@ -6,11 +6,13 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
+from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -22,6 +24,7 @@ from customers.selectors import customer_for
 from planner import asbuilt_services, export_jobs, exports, selectors, services
 from planner.alternatives import alternatives_to_json
 from planner.api.asbuilt import ASBUILT_UPLOAD, AsBuiltCheckSerializer, AsBuiltUploadSerializer
+from planner.api.preview_cache import preview_get, preview_key, preview_put
 from planner.api.serializers import (
     EXPORT_LIMIT,
     AlternativeSerializer,
@@ -111,12 +114,31 @@ class DesignViewSet(
         examples=[OpenApiExample("1,024 GPUs, rail-optimized", value=REQUEST_EXAMPLE)],
     )
     @action(detail=False, methods=["post"])
-    def preview(self, request: Request) -> Response:
+    def preview(self, request: Request) -> HttpResponse:
         """Size a request without saving it."""
         serializer = DesignRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        sized = services.design_size(request_data=serializer.request_data())
-        return Response({"request": to_dict(sized.request), "result": sized.result})
+        request_data = serializer.request_data()
+        # The same request on the same catalog is answered with the same bytes (preview_cache
+        # says why that is safe); a miss sizes, encodes and remembers the answer under the
+        # version of the catalog it was sized on.
+        language = translation.get_language() or ""
+        key = preview_key(
+            catalog_version=selectors.current_catalog().version,
+            language=language,
+            request_data=request_data,
+        )
+        body = preview_get(key)
+        if body is None:
+            sized = services.design_size(request_data=request_data)
+            body = JSONRenderer().render(
+                {"request": to_dict(sized.request), "result": sized.result}
+            )
+            sized_key = preview_key(
+                catalog_version=sized.catalog.version, language=language, request_data=request_data
+            )
+            preview_put(sized_key, body)
+        return HttpResponse(body, content_type="application/json")
 
     @extend_schema(
         summary="Up to three labelled alternatives to a request",
