@@ -92,3 +92,21 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
     """true or false (1 or 0); the schema says boolean even when a method filters."""
 
     field_class = _StrictNullBooleanField
+
+
+# The largest value a 64-bit integer column holds: a larger one is refused by the field, before
+# the database (SQLite raises OverflowError, PostgreSQL a DataError).
+MAX_BIGINT = 2**63 - 1
+
+
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": MAX_BIGINT})
+class CountFilter(django_filters.NumberFilter):
+    """A whole number of 0 or more (a count such as GPUs): `?gpus_min=0.5` was read as a decimal
+    and accepted although the schema says integer (Schemathesis)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", MAX_BIGINT)
+        super().__init__(*args, **kwargs)

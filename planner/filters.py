@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from core.filters import NonEmptyCharFilter, StrictBooleanFilter, StrictFilterSet
+from core.filters import CountFilter, NonEmptyCharFilter, StrictBooleanFilter, StrictFilterSet
 from customers.models import Customer
 from customers.selectors import customers_visible_to
 from planner.models import Design, Scenario
@@ -37,8 +37,8 @@ class DesignFilterSet(StrictFilterSet):
         field_name="owner", queryset=get_user_model().objects.all(), label=_("Author")
     )
     scenario = django_filters.ChoiceFilter(choices=Scenario.choices, label=_("Scenario"))
-    gpus_min = django_filters.NumberFilter(field_name="gpus", lookup_expr="gte", label=_("GPUs ≥"))
-    gpus_max = django_filters.NumberFilter(field_name="gpus", lookup_expr="lte", label=_("GPUs ≤"))
+    gpus_min = CountFilter(field_name="gpus", lookup_expr="gte", label=_("GPUs ≥"))
+    gpus_max = CountFilter(field_name="gpus", lookup_expr="lte", label=_("GPUs ≤"))
     created_after = django_filters.DateFilter(
         field_name="created_at", lookup_expr="date__gte", label=_("Created from")
     )

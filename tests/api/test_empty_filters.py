@@ -84,3 +84,14 @@ def test_pages_read_an_empty_field_as_no_filter(engineer_client, page, form):
     assert response.status_code == 200
     filterset = response.context["filter"]
     assert filterset.is_valid(), filterset.errors
+
+
+@pytest.mark.parametrize("value", ["0.5", "-1", str(2**63), "1e3"])
+def test_a_count_filter_takes_whole_numbers_a_column_holds(engineer, value):
+    """The schema says integer, 0 to 2**63 - 1 (core.filters.CountFilter)."""
+    api = APIClient()
+    api.force_authenticate(engineer)
+    response = api.get("/api/v1/designs/", {"gpus_min": value})
+    assert response.status_code == 400, value
+    assert list(response.json()["errors"]) == ["gpus_min"]
+    assert api.get("/api/v1/designs/", {"gpus_min": "1024"}).status_code == 200
