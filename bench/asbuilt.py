@@ -1,8 +1,8 @@
 """As-built check benchmark (issue 16): 16,384 GPUs, neighbour data generated from the design's
 own cabling (every link reported by both ends), two swapped pairs and one missing cable injected;
-the request's part (read the upload, check every device and port) and the worker's (compare and
-summarise per rack) timed apart, for lldpctl JSON and for CSV. Engine only, no database: the same
-functions the service and the job call."""
+the request's part (read the upload: format, size, duplicates) and the worker's (check every
+device and port, compare and summarise per rack) timed apart, for lldpctl JSON and for CSV.
+Engine only, no database: the same functions the service and the job call."""
 
 from __future__ import annotations
 
@@ -75,20 +75,19 @@ def run() -> list[tuple[str, float] | tuple[str, float, str]]:
         ("CSV", _csv(built), "neighbours.csv"),
     ):
         figures.append((f"{label}: {name} upload size (cap 20 MB)", len(data) / 1e6, "MB"))
+        # The request reads the upload alone (format, size, nothing listed twice); the worker
+        # enumerates the cabling once for the device and port check and the comparison.
         start = time.perf_counter()
         _, neighbours = asbuilt.read_upload(data, filename=filename)
-        book = asbuilt.port_book(iter_cabling(design), tier_ports)
-        asbuilt.check_neighbours(neighbours, book)
         seconds = time.perf_counter() - start
-        figures.append((f"{label}: {name} read + checked (in the request)", seconds, "s"))
+        figures.append((f"{label}: {name} read + format checked (in the request)", seconds, "s"))
         start = time.perf_counter()
-        result = asbuilt.compare(
-            identified(iter_cabling(design), elevations),
-            neighbours,
-            rack_of=elevations.device_rack,
-        )
+        cables = list(identified(iter_cabling(design), elevations))
+        book = asbuilt.port_book((cable.row for cable in cables), tier_ports)
+        assert not asbuilt.check_known(neighbours, book)
+        result = asbuilt.compare(cables, neighbours, rack_of=elevations.device_rack)
         seconds = time.perf_counter() - start
-        figures.append((f"{label}: {name} compared (the worker)", seconds, "s"))
+        figures.append((f"{label}: {name} ports checked + compared (the worker)", seconds, "s"))
         counts = result["counts"]
         assert counts["swapped"] == 4, counts
         assert counts["missing"] == 1, counts

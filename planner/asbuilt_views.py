@@ -35,16 +35,16 @@ def asbuilt_upload(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     problems: list[str] = []
     if request.method == "POST":
-        upload = request.FILES.get("file")
-        if upload is None:
+        # One file, several (one lldpctl output a switch, `multiple` on the input), or a ZIP.
+        uploads = request.FILES.getlist("file")
+        if not uploads:
             problems = [asbuilt_services.no_file_text()]
         else:
             try:
-                check = asbuilt_services.asbuilt_check_request(
+                check = asbuilt_services.asbuilt_check_request_files(
                     user=request.user,
                     design_id=design.pk,
-                    filename=upload.name or "",
-                    data=asbuilt_services.upload_bytes(upload),
+                    files=asbuilt_services.uploads_bytes(uploads),
                 )
             except asbuilt_services.AsBuiltUploadInvalid as exc:
                 problems = exc.problems
@@ -65,7 +65,11 @@ def asbuilt_upload(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def asbuilt_check(request: HttpRequest, pk: int, check_id: int) -> HttpResponse:
     check = _check(request, pk, check_id)
-    context = {"design": check.design, **asbuilt_services.check_presented(check=check)}
+    context = {
+        "design": check.design,
+        **asbuilt_services.check_presented(check=check),
+        "upload_problems": asbuilt_services.upload_problems(check=check),
+    }
     template = "planner/asbuilt/_check.html" if request.htmx else "planner/asbuilt/check.html"  # type: ignore[attr-defined]
     return render(request, template, context)
 

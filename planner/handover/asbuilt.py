@@ -22,9 +22,11 @@ import csv
 import io
 import json
 import re
+import zipfile
+import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -33,6 +35,12 @@ from planner.handover.cable_ids import Cable, legs
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_PROBLEMS = 50  # an upload that is wrong everywhere is told its first fifty problems
+# Files in one upload (several files, or a ZIP's members): one lldpctl output a switch, and a
+# 131,072-GPU rail design has some 6,000 switches; 10,000 leaves room for servers' own outputs
+# while a ZIP's directory of that many entries (46 bytes and the name each) stays small.
+MAX_FILES = 10_000
+ZIP_MAGIC = b"PK\x03\x04"  # a local file header: every ZIP with a member starts with it
+ZIP_EMPTY = b"PK\x05\x06"  # the end-of-directory record of an archive with no member
 CSV_HEADER = ("device", "port", "neighbor_device", "neighbor_port")
 _SWITCH_PORT = re.compile(r"^swp(\d+)(?:s(\d+))?$")
 
@@ -58,13 +66,19 @@ class InputFormat(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Neighbour:
-    """One port and the neighbour it reports (or the CSV says it has)."""
+    """One port and the neighbour it reports (or the CSV says it has). `source` names the file
+    it came from when an upload has several (its name, or its ZIP member's); "" for one file."""
 
     line: int
     device: str
     port: str
     neighbor_device: str
     neighbor_port: str
+    source: str = ""
+
+    @property
+    def where(self) -> tuple[str, int]:
+        return (self.source, self.line)
 
     @property
     def local(self) -> Endpoint:
@@ -83,6 +97,20 @@ class Problem:
     code: str
     line: int | None = None
     params: Mapping[str, object] = field(default_factory=dict)
+    source: str = ""  # the file (or ZIP member) it is in, when an upload has several
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "line": self.line, "params": dict(self.params),
+                "source": self.source}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Problem:
+        return cls(
+            code=str(data["code"]),
+            line=data.get("line"),
+            params=dict(data.get("params") or {}),
+            source=str(data.get("source") or ""),
+        )
 
 
 class UploadRejected(Exception):
@@ -265,13 +293,139 @@ def _port_name(port: Any) -> str:
     return str(descr or "")
 
 
-def read_upload(data: bytes, *, filename: str) -> tuple[InputFormat, list[Neighbour]]:
+def _read_one(data: bytes, *, filename: str) -> tuple[InputFormat, list[Neighbour]]:
     text = decode(data)
     kind = detect_format(data, filename)
     if kind == InputFormat.LLDP:
         stem = filename.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         return kind, parse_lldp(text, device=stem)
     return kind, parse_csv(text)
+
+
+def is_zip(data: bytes) -> bool:
+    return data.startswith((ZIP_MAGIC, ZIP_EMPTY))
+
+
+def read_upload(data: bytes, *, filename: str) -> tuple[InputFormat, list[Neighbour]]:
+    """One uploaded file: lldpctl JSON, CSV, or a ZIP of per-switch files (`read_zip`). Only
+    the format is checked (and, across the files, that no port or neighbour is listed twice):
+    whether the design has each device and port is the worker's check (`check_known`)."""
+    if is_zip(data):
+        return read_zip(data)
+    kind, neighbours = _read_one(data, filename=filename)
+    check_duplicates(neighbours)
+    return kind, neighbours
+
+
+def read_files(files: Sequence[tuple[str, bytes]]) -> tuple[InputFormat, list[Neighbour]]:
+    """Several files at once (one lldpctl output a switch, named after it: leaf01.json), each
+    neighbour keeping its file's name; every file's first problem is reported, naming the file.
+    The caller has bounded their total size."""
+    if len(files) > MAX_FILES:
+        raise _reject("too_many_files", count=len(files), limit=MAX_FILES)
+    problems: list[Problem] = []
+    neighbours: list[Neighbour] = []
+    kinds: set[InputFormat] = set()
+    seen: set[str] = set()
+    for name, data in files:
+        if name in seen:
+            problems.append(Problem(code="duplicate_file", source=name))
+            continue
+        seen.add(name)
+        try:
+            kind, found = _read_one(data, filename=name)
+        except UploadRejected as rejected:
+            problems.extend(replace(problem, source=name) for problem in rejected.problems)
+        else:
+            kinds.add(kind)
+            neighbours.extend(replace(item, source=name) for item in found)
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise UploadRejected(problems[:MAX_PROBLEMS])
+    if not files:
+        raise _reject("empty")
+    check_duplicates(neighbours)
+    # The stored format: lldpctl JSON when any file is (a CSV alongside is read all the same).
+    return (InputFormat.LLDP if InputFormat.LLDP in kinds else InputFormat.CSV), neighbours
+
+
+def _member_problem(info: zipfile.ZipInfo) -> str:
+    """Why a ZIP member is not read, or ""."""
+    name = info.filename
+    if info.is_dir() or "/" in name or "\\" in name:
+        return "zip_folder"  # a path: each switch's file belongs at the archive's top
+    if info.flag_bits & 0x1:
+        return "zip_encrypted"
+    if name.lower().endswith(".zip"):
+        return "zip_nested"
+    if not name.lower().endswith((".json", ".csv")):
+        return "zip_member_type"
+    return ""
+
+
+def read_zip(data: bytes) -> tuple[InputFormat, list[Neighbour]]:
+    """A ZIP of per-switch files (leaf01.json, leaf02.json ...) at the archive's top level. A
+    ZIP bomb is refused before it is unpacked, and again while it is: the members' declared
+    sizes must add up to at most MAX_UPLOAD_BYTES, and since a member's header can lie, each is
+    read at most up to what remains of that budget plus one byte. Folders, archives inside the
+    archive, encrypted members, other file types and more than MAX_FILES members are refused,
+    each problem naming its member."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise _reject("bad_zip") from None
+    if not infos:
+        raise _reject("empty")
+    if len(infos) > MAX_FILES:
+        raise _reject("too_many_files", count=len(infos), limit=MAX_FILES)
+    problems: list[Problem] = []
+    declared = 0
+    for info in infos:
+        code = _member_problem(info)
+        if code:
+            problems.append(Problem(code=code, source=info.filename))
+        declared += info.file_size
+        if declared > MAX_UPLOAD_BYTES and not any(
+            p.code == "too_large_unpacked" for p in problems
+        ):
+            problems.append(
+                Problem(
+                    code="too_large_unpacked",
+                    source=info.filename,
+                    params={"size_mb": MAX_UPLOAD_BYTES // (1024 * 1024)},
+                )
+            )
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise UploadRejected(problems[:MAX_PROBLEMS])
+    files: list[tuple[str, bytes]] = []
+    unpacked = 0
+    for info in infos:
+        try:
+            with archive.open(info) as member:
+                content = member.read(MAX_UPLOAD_BYTES - unpacked + 1)
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError,
+                ValueError):  # fmt: skip
+            raise UploadRejected([Problem(code="bad_zip_member", source=info.filename)]) from None
+        unpacked += len(content)
+        if unpacked > MAX_UPLOAD_BYTES:  # the header understated it
+            raise UploadRejected([Problem(code="too_large_unpacked", source=info.filename,
+                params={"size_mb": MAX_UPLOAD_BYTES // (1024 * 1024)})])  # fmt: skip
+        files.append((info.filename, content))
+    return read_files(files)
+
+
+def pack_files(files: Sequence[tuple[str, bytes]]) -> bytes:
+    """Several uploaded files as one ZIP (compressed), stored as the check's one immutable file
+    and read again by the worker with `read_zip`."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files:
+            archive.writestr(name, data)
+    return out.getvalue()
 
 
 # --- The design's ports -------------------------------------------------------------------------
@@ -316,34 +470,61 @@ def port_book(rows: Iterable[CablingRow], tier_ports: Mapping[tuple[str, str], i
     return PortBook(cabled=frozenset(cabled), devices=frozenset(devices), switch_ports=switch_ports)
 
 
-def check_neighbours(neighbours: list[Neighbour], book: PortBook) -> None:
-    """Every device and port known to the design; no port listed twice; no neighbour port
-    claimed by two ports. Raises with every problem found (up to MAX_PROBLEMS)."""
+def _first(where: tuple[str, int]) -> dict[str, object]:
+    return {"first": where[1], "first_source": where[0]}
+
+
+def check_duplicates(neighbours: list[Neighbour]) -> None:
+    """No port listed twice; no neighbour port claimed by two ports (across every file of the
+    upload). Read from the upload alone, so the request checks it. Raises with every problem
+    found (up to MAX_PROBLEMS)."""
     problems: list[Problem] = []
-    seen_local: dict[Endpoint, int] = {}
-    seen_remote: dict[Endpoint, tuple[int, Endpoint]] = {}
+    seen_local: dict[Endpoint, tuple[str, int]] = {}
+    seen_remote: dict[Endpoint, tuple[tuple[str, int], Endpoint]] = {}
     for item in neighbours:
-        for device, port in (item.local, item.remote):
-            if device not in book.devices:
-                problems.append(_problem("unknown_device", item.line, device=device))
-            elif not book.knows(device, port):
-                problems.append(_problem("unknown_port", item.line, device=device, port=port))
-        first = seen_local.setdefault(item.local, item.line)
-        if first != item.line:
+        first = seen_local.setdefault(item.local, item.where)
+        if first != item.where:
             problems.append(
-                _problem("duplicate_port", item.line, device=item.device, port=item.port,
-                         first=first)
+                Problem(code="duplicate_port", line=item.line, source=item.source,
+                        params={"device": item.device, "port": item.port, **_first(first)})
             )  # fmt: skip
-        earlier = seen_remote.setdefault(item.remote, (item.line, item.local))
+        earlier = seen_remote.setdefault(item.remote, (item.where, item.local))
         if earlier[1] != item.local:
             problems.append(
-                _problem("duplicate_neighbor", item.line, device=item.neighbor_device,
-                         port=item.neighbor_port, first=earlier[0])
+                Problem(code="duplicate_neighbor", line=item.line, source=item.source,
+                        params={"device": item.neighbor_device, "port": item.neighbor_port,
+                                **_first(earlier[0])})
             )  # fmt: skip
         if len(problems) >= MAX_PROBLEMS:
             break
     if problems:
         raise UploadRejected(problems[:MAX_PROBLEMS])
+
+
+def check_known(neighbours: list[Neighbour], book: PortBook) -> list[Problem]:
+    """Every device and port the upload names, as the design has them: the problems (up to
+    MAX_PROBLEMS), each naming its file and line. Needs the design's whole cabling (`port_book`),
+    so the worker checks it, before comparing."""
+    problems: list[Problem] = []
+    for item in neighbours:
+        for device, port in (item.local, item.remote):
+            if device not in book.devices:
+                problems.append(Problem(code="unknown_device", line=item.line, source=item.source,
+                                        params={"device": device}))  # fmt: skip
+            elif not book.knows(device, port):
+                problems.append(Problem(code="unknown_port", line=item.line, source=item.source,
+                                        params={"device": device, "port": port}))  # fmt: skip
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems[:MAX_PROBLEMS]
+
+
+def check_neighbours(neighbours: list[Neighbour], book: PortBook) -> None:
+    """Both checks at once (duplicates, then devices and ports); raises with the problems."""
+    check_duplicates(neighbours)
+    problems = check_known(neighbours, book)
+    if problems:
+        raise UploadRejected(problems)
 
 
 # --- The comparison -----------------------------------------------------------------------------
@@ -363,11 +544,11 @@ def compare(
     """The punch list (every cable that is not correct, and every unexpected link), counts per
     status and a summary per rack; JSON-ready. `progress(done)` is called every 1,000 cables."""
     adjacent: dict[Endpoint, set[Endpoint]] = defaultdict(set)
-    link_line: dict[frozenset[Endpoint], int] = {}
+    link_line: dict[frozenset[Endpoint], tuple[str, int]] = {}
     for item in neighbours:
         adjacent[item.local].add(item.remote)
         adjacent[item.remote].add(item.local)
-        link_line.setdefault(frozenset((item.local, item.remote)), item.line)
+        link_line.setdefault(frozenset((item.local, item.remote)), item.where)
 
     cable_list = list(cables)
     partner: dict[Endpoint, tuple[Endpoint, int]] = {}
@@ -387,7 +568,7 @@ def compare(
         statuses: list[Status] = []
         found: list[str] = []
         swapped_with: set[str] = set()
-        lines: set[int] = set()
+        lines: set[tuple[str, int]] = set()
         for x, y in cable_legs[index]:
             if y in adjacent.get(x, ()):
                 statuses.append(Status.CORRECT)
@@ -426,7 +607,7 @@ def compare(
                     "b_port": cable.row.b_port,
                     "found": "; ".join(found),
                     "swapped_with": " ".join(sorted(swapped_with)),
-                    "lines": sorted(lines),
+                    "lines": _lines_json(lines),
                 }
             )
         if progress is not None and index % 1000 == 999:
@@ -455,7 +636,7 @@ def compare(
                 "b_port": v[1],
                 "found": f"{_end(u)} ↔ {_end(v)}",
                 "swapped_with": "",
-                "lines": [line],
+                "lines": _lines_json({line}),
             }
         )
     return {
@@ -468,6 +649,12 @@ def compare(
         ],
         "punch": punch,
     }
+
+
+def _lines_json(places: set[tuple[str, int]]) -> list[int | str]:
+    """Where the punch-list row's links were reported: line numbers of a single file, or
+    "file:line" when the upload had several files (in file, then line order)."""
+    return [f"{source}:{line}" if source else line for source, line in sorted(places)]
 
 
 def _swap(
@@ -512,9 +699,14 @@ __all__ = [
     "Problem",
     "Status",
     "UploadRejected",
+    "check_duplicates",
+    "check_known",
     "check_neighbours",
     "compare",
+    "pack_files",
     "port_book",
     "punch_csv",
+    "read_files",
     "read_upload",
+    "read_zip",
 ]

@@ -7,12 +7,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import struct
+import zipfile
 
 import pytest
 from django.core.files.storage import default_storage
 
 from planner import asbuilt_services, services
 from planner.asbuilt_models import AsBuiltCheck
+from planner.handover import asbuilt
 from planner.handover.asbuilt import MAX_UPLOAD_BYTES, parse_lldp
 from planner.handover.cable_ids import legs
 from planner.selectors import DesignNotFound
@@ -187,11 +190,17 @@ def test_each_upload_error_names_its_line(engineer, design):
         f"Line 1: The first line must be the header {header}."]  # fmt: skip
     assert _problems(engineer, design, f"{header}\n{leaf},swp1,srv0001\n".encode()) == [
         "Line 2: 3 columns; a line has 4."]  # fmt: skip
+    # Devices and ports the design lacks: the request takes the file (its format is right) and
+    # the worker, which enumerates the cabling, fails the check naming each line; no punch list.
     unknown = "\n".join([*good[:3], f"leaf99,swp1,{leaf},swp63", f"{leaf},swp99,{leaf},swp64"])
-    assert _problems(engineer, design, unknown.encode()) == [
+    check = _run(engineer, design, unknown.encode(), "n.csv")
+    assert check.status == AsBuiltCheck.FAILED
+    assert asbuilt_services.upload_problems(check=check) == [
         "Line 4: The design has no device leaf99.",
         f"Line 5: The design's {leaf} has no port swp99.",
     ]
+    assert "Line 4: The design has no device leaf99." in check.error
+    assert "punch" not in check.result
     twice = "\n".join([*good[:3], good[1]])  # line 4 repeats line 2
     a, p, b, q = links[0]
     assert _problems(engineer, design, twice.encode()) == [
@@ -252,3 +261,130 @@ def test_breakout_cables_are_checked_lane_by_lane(engineer, design):
     (row,) = check.result["punch"]
     assert row["status"] == "missing"
     assert row["a_port"] == breakout[0].a_port
+
+
+# --- Several files at once: one lldpctl output a switch, chosen together or in a ZIP -------------
+
+
+def _lldp_files(built) -> list[tuple[str, bytes]]:
+    """One `lldpctl -f json` file per device, named after it (leaf01.json), as lldpd on each
+    switch and server writes it: the same documents `_lldp` keys by device name."""
+    documents = json.loads(_lldp(built))
+    return [
+        (f"{device}.json", json.dumps(doc, indent=2).encode()) for device, doc in documents.items()
+    ]
+
+
+def _zip(members: list[tuple[str, bytes]]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _files_problems(engineer, design, files) -> list[str]:
+    before = AsBuiltCheck.objects.count()
+    with pytest.raises(asbuilt_services.AsBuiltUploadInvalid) as caught:
+        asbuilt_services.asbuilt_check_request_files(
+            user=engineer, design_id=design.pk, files=files
+        )
+    assert AsBuiltCheck.objects.count() == before  # nothing half-saved
+    return caught.value.problems
+
+
+@pytest.mark.django_db
+def test_per_switch_files_uploaded_together_find_the_faults(engineer, design):
+    links = _links(design)
+    files = _lldp_files(_faulty(links))
+    assert len(files) == 7  # the leaf and its 6 servers, each its own lldpctl output
+    check = asbuilt_services.asbuilt_check_request_files(
+        user=engineer, design_id=design.pk, files=files
+    )
+    assert check.original_name == f"{files[0][0]} and 6 more files"
+    assert check.file.name.endswith(".zip")  # stored as one immutable file
+    check = asbuilt_services.asbuilt_check_run(check_id=check.pk)
+    _assert_faults_found(check, links)
+    # Each finding names the file and line its links were reported on.
+    (unexpected,) = [r for r in check.result["punch"] if r["status"] == "unexpected"]
+    (where,) = unexpected["lines"]
+    assert where.startswith(f"{links[0][0]}.json:")
+
+
+@pytest.mark.django_db
+def test_a_zip_of_per_switch_files_finds_the_same(engineer, design):
+    links = _links(design)
+    check = _run(engineer, design, _zip(_lldp_files(_faulty(links))), "built.zip")
+    assert check.format == "lldp"
+    _assert_faults_found(check, links)
+
+
+@pytest.mark.django_db
+def test_each_problem_of_several_files_names_the_file_and_line(engineer, design):
+    header = "device,port,neighbor_device,neighbor_port"
+    leaf = _links(design)[0][0]
+    files = [
+        ("a.csv", f"{header}\n{leaf},swp1,srv0001,c1\n".encode()),
+        ("b.csv", f"{header}\n{leaf},swp2,srv0001,c1\n".encode()),  # c1 is a.csv's already
+    ]
+    assert _files_problems(engineer, design, files) == [
+        "b.csv, line 2: srv0001 c1 is already the neighbour of another port, in a.csv on line 2."
+    ]
+    files = [
+        ("leaf01.json", b'{\n  "lldp": {\n    "interface": [\n  }\n}'),
+        ("a.csv", b"a,b,c,d\n"),
+        ("a.csv", f"{header}\n".encode()),
+    ]
+    problems = _files_problems(engineer, design, files)
+    assert problems[0].startswith("leaf01.json, line 4: This is not valid JSON")
+    assert problems[1:] == [
+        f"a.csv, line 1: The first line must be the header {header}.",
+        "a.csv: Another file of the upload has the same name.",
+    ]
+    half = MAX_UPLOAD_BYTES // 2 + 1  # two files, each under the cap, together over it
+    assert _files_problems(engineer, design, [("a.csv", b"#" * half), ("b.csv", b"#" * half)]) == [
+        "The files together are larger than 20 MB."
+    ]
+
+
+@pytest.mark.django_db
+def test_a_zip_is_refused_naming_the_member_for_folders_archives_and_bombs(
+    engineer, design, monkeypatch
+):
+    good = _lldp_files(_links(design))
+    # A path inside the archive (zip-slip, or just a folder): refused, never unpacked.
+    assert _problems(engineer, design, _zip([("switches/leaf01.json", good[0][1])]), "b.zip") == [
+        "switches/leaf01.json: Files in folders are not read: put each switch's file at the top "
+        "of the archive."
+    ]
+    assert _problems(engineer, design, _zip([*good[:1], ("inner.zip", _zip(good))]), "b.zip") == [
+        "inner.zip: An archive inside the archive is not read."
+    ]
+    assert _problems(engineer, design, _zip([("notes.txt", b"hello")]), "b.zip") == [
+        "notes.txt: Only .json (lldpctl) and .csv files are read."
+    ]
+    # A ZIP bomb: 21 MB of spaces compress to about 21 kB (deflate's 1,032:1 at best), under
+    # the 20 MB upload cap, but unpacked it is over: refused from the declared sizes.
+    bomb = _zip([good[0], ("leaf02.json", b" " * (MAX_UPLOAD_BYTES + 1024 * 1024))])
+    assert len(bomb) < 100_000
+    assert _problems(engineer, design, bomb, "b.zip") == [
+        "leaf02.json: The archive's files come to more than 20 MB unpacked; it is not read."
+    ]
+    # A member whose header understates its size: unpacking stops at the stated size and the
+    # checksum no longer matches, so it is refused too, naming it.
+    liar = bytearray(_zip([("leaf01.json", good[0][1] + b" " * 4096)]))
+    real = len(good[0][1]) + 4096
+    for offset in (22, liar.rfind(b"PK\x01\x02") + 24):  # local header's and directory's sizes
+        assert struct.unpack_from("<I", liar, offset)[0] == real
+        struct.pack_into("<I", liar, offset, 10)
+    assert _problems(engineer, design, bytes(liar), "b.zip") == [
+        "leaf01.json: This member of the ZIP archive cannot be unpacked."
+    ]
+    assert _problems(engineer, design, b"PK\x03\x04 not really", "b.zip") == [
+        "This is not a ZIP archive that can be read."
+    ]
+    monkeypatch.setattr(asbuilt, "MAX_FILES", 3)
+    assert _problems(engineer, design, _zip(good[:4]), "b.zip") == [
+        "4 files; one upload takes at most 3."
+    ]
+    assert _stored() == []
