@@ -2,6 +2,9 @@
 (a 1,000,000-GPU design's result is hundreds of kilobytes; a page of 100 of them would be tens of
 megabytes of JSON). The detail (`GET /designs/{id}/`) carries the whole design."""
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from rest_framework import serializers
 
 from core.api.base import ShallowFieldCopies
@@ -36,6 +39,48 @@ class DesignListSerializer(ShallowFieldCopies, serializers.Serializer):  # type:
         base = f"/api/v1/designs/{design.pk}/"
         exports = {name: f"{base}{name.replace('_', '.')}" for name in EXPORT_LINKS}
         return {"self": base, **exports}
+
+
+# The columns a summary reads (DesignListSerializer's fields), as `QuerySet.values` names them.
+SUMMARY_COLUMNS = (
+    "pk", "id", "name", "scenario", "customer_id", "owner__username", "team__name", "is_draft",
+    "gpus", "catalog_version", "copied_from_id", "version", "created_at", "updated_at",
+)  # fmt: skip
+
+
+def design_summaries(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """DesignListSerializer's answer for rows of `values(*SUMMARY_COLUMNS)`: the list endpoint's
+    fast path. The serializer stays the schema (and the test that both answer alike,
+    tests/api/test_design_list.py): building a model instance and running fourteen serializer
+    fields for each of 25 rows took half of a list request (bench.load), a dictionary each
+    takes a fraction of that. Times are rendered by the serializer's own field (time zone,
+    ISO 8601 as DRF writes it)."""
+    when = serializers.DateTimeField()
+    summaries = []
+    for row in rows:
+        base = f"/api/v1/designs/{row['id']}/"
+        summaries.append(
+            {
+                "id": row["id"],
+                "name": row["name"],
+                "scenario": row["scenario"],
+                "customer": row["customer_id"],
+                "owner": row["owner__username"],
+                "team": row["team__name"],
+                "is_draft": row["is_draft"],
+                "gpus": row["gpus"],
+                "catalog_version": row["catalog_version"],
+                "copied_from": row["copied_from_id"],
+                "version": row["version"],
+                "created_at": when.to_representation(row["created_at"]),
+                "updated_at": when.to_representation(row["updated_at"]),
+                "links": {
+                    "self": base,
+                    **{name: f"{base}{name.replace('_', '.')}" for name in EXPORT_LINKS},
+                },
+            }
+        )
+    return summaries
 
 
 EXPORT_LIMIT = (

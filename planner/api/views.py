@@ -27,9 +27,11 @@ from planner.api.asbuilt import ASBUILT_UPLOAD, AsBuiltCheckSerializer, AsBuiltU
 from planner.api.preview_cache import preview_get, preview_key, preview_put
 from planner.api.serializers import (
     EXPORT_LIMIT,
+    SUMMARY_COLUMNS,
     AlternativeSerializer,
     DesignListSerializer,
     ExportJobSerializer,
+    design_summaries,
 )
 from planner.engine.request import to_dict
 from planner.export_models import ExportFormat, ExportJob
@@ -84,6 +86,14 @@ class DesignViewSet(
 
     def get_serializer_class(self) -> Any:
         return DesignListSerializer if self.action == "list" else DesignSerializer
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # The summaries' columns only, as dictionaries (design_summaries says why); filtered and
+        # paged as before (the cursor reads `pk` from a dictionary as from a model).
+        designs = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(designs.values(*SUMMARY_COLUMNS))
+        assert page is not None  # the API always pages (settings: DEFAULT_PAGINATION_CLASS)
+        return self.get_paginated_response(design_summaries(page))
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = DesignCreateSerializer(data=request.data)
