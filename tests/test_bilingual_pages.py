@@ -259,16 +259,16 @@ def _pages(day) -> dict[str, dict[str, str]]:
     return {"engineer": engineer, "manager": manager, "public": public}
 
 
-# Pages that print a quote's lines and terms. Those are stored when the quote is made, in the
-# language of the engineer who made it (quotes.QuoteLine.description, QuoteRevision.terms), and
-# the audit trail stores its actor's words the same way: issue 15 item 1 asks for both languages
-# on every line, which the quotes app does not keep yet.
-# The training-meaning page and the proposal also list generic (SKU-less) parts by the engine's
-# English description ("Switch, 64 x 400G (inline spec, ...)") where the BOM has its template.
-QUOTE_PAGES = ("quote-draft", "quote-pending", "quote-sent", "share", "meaning")
+# Pages that print a quote's terms and audit trail. Quote lines keep both languages
+# (QuoteLine.description and description_zh, read with description_in: tests/quotes/
+# test_bilingual_lines.py), but the terms (QuoteRevision.terms) are stored when the quote is made,
+# in its customer's language, and the audit trail stores its actor's words the same way.
+# The proposal also quotes configuration commands and names a plane by its key in the failure
+# table, and the PDF wraps some product names and SKUs over two lines (no allow-list match).
+QUOTE_PAGES = ("quote-draft", "quote-pending", "quote-sent", "share")
 STORED_IN_ONE_LANGUAGE = (
-    "quote lines, terms and audit actor labels are stored in the language the quote was made "
-    "in; generic parts' descriptions are English on the meaning page and in the proposal"
+    "terms and audit records are stored in one language; the proposal quotes commands, names a "
+    "plane by its key and wraps names the allow-list then misses"
 )
 
 

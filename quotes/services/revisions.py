@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from quotes import pricing, transitions
@@ -73,6 +74,28 @@ def _line_state(line: QuoteLine) -> dict[str, Any]:
         "is_optional": line.is_optional,
         "unit_price": line.unit_price,
     }
+
+
+def _recorded(*states: dict[str, Any]) -> list[dict[str, Any]]:
+    """Line states as the audit trail shows them: one description, in the actor's language (the
+    other language's when only that one changed, so every change shows), under the one key the
+    trail names ("description")."""
+    ours, theirs = ("description", "description_zh")
+    if (get_language() or "en").lower().startswith("zh"):
+        ours, theirs = theirs, ours
+    if (
+        len(states) == 2
+        and states[0][ours] == states[1][ours]
+        and states[0][theirs] != states[1][theirs]
+    ):
+        ours, theirs = theirs, ours
+    shown = []
+    for state in states:
+        text = state[ours] or state[theirs]
+        shown.append(
+            {**{k: v for k, v in state.items() if k != "description_zh"}, "description": text}
+        )
+    return shown
 
 
 def revision_line_update(
@@ -143,14 +166,15 @@ def revision_line_update(
         line.refresh_from_db()
         after = _line_state(line)
         if before != after:
+            recorded_before, recorded_after = _recorded(before, after)
             override_changed = before["override_unit_price"] != after["override_unit_price"]
             audit_record(
                 quote=revision.quote,
                 revision=revision,
                 action=AuditAction.PRICE_OVERRIDE if override_changed else AuditAction.LINE_CHANGED,
                 actor=user,
-                before=before,
-                after=after,
+                before=recorded_before,
+                after=recorded_after,
             )
     return line
 
@@ -253,7 +277,7 @@ def revision_line_add(
             revision=revision,
             action=AuditAction.LINE_CHANGED,
             actor=user,
-            after=_line_state(line),
+            after=_recorded(_line_state(line))[0],
         )
     return line
 
@@ -263,7 +287,7 @@ def revision_line_delete(*, user: User, line: QuoteLine) -> None:
     with transaction.atomic():
         revision = _lock(line.revision)
         _ensure_editable(revision)
-        before = _line_state(line)
+        before = _recorded(_line_state(line))[0]
         QuoteLine.objects.filter(pk=line.pk, revision=revision).delete()
         _after_change(revision, user=user, what="line deleted")
         audit_record(
