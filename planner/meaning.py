@@ -13,7 +13,8 @@ shapes them for the page, the API, the CLI and the proposal."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -29,6 +30,7 @@ from planner.engine.errors import DesignError
 from planner.engine.failures import FailureReport, failure_report
 from planner.engine.growth_steps import GrowthPlan, growth_steps
 from planner.engine.job import Job, JobError, Sharding, job_to_dict, parse_job
+from planner.engine.result import DesignResult
 from planner.engine.sizing import alternatives, bom_cost
 from planner.i18n import translated
 from planner.meaning_svg import ChartRow, meaning_chart_svg
@@ -274,6 +276,46 @@ def _collective_rows(found: CommsEstimate) -> tuple[CollectiveRow, ...]:
     )
 
 
+class SizedDesigns:
+    """The engine designs one document render needs, each sized once. Re-sizing a frozen
+    request on a stored catalog snapshot is pure, so the proposal's graph check, elevations and
+    cabling and its "what the design means" chapter share one design when they ask for the same
+    request on the same snapshot (its SHA-256 names the catalog's content). Lives for one
+    render: nothing is kept between documents."""
+
+    def __init__(self) -> None:
+        self._designs: dict[tuple[str, str], EngineDesign] = {}
+
+    def get(
+        self,
+        *,
+        snapshot_sha256: str,
+        request_data: Mapping[str, object],
+        size: Callable[[], EngineDesign],
+    ) -> EngineDesign:
+        """The design `size()` gives for `request_data` on the snapshot `snapshot_sha256`,
+        sized on the first ask; without a snapshot (a design saved before snapshots were kept)
+        the catalog has no content address, so it is sized every time."""
+        if not snapshot_sha256:
+            return size()
+        key = (snapshot_sha256, json.dumps(request_data, sort_keys=True, default=str))
+        found = self._designs.get(key)
+        if found is None:
+            found = self._designs[key] = size()
+        return found
+
+
+def _design_engine(design: Design, designs: SizedDesigns | None) -> EngineDesign:
+    if designs is None or design.sizing_snapshot_id is None:
+        return services.design_engine(design=design)
+    assert design.sizing_snapshot is not None
+    return designs.get(
+        snapshot_sha256=design.sizing_snapshot.sha256,
+        request_data=design.request,
+        size=lambda: services.design_engine(design=design),
+    )
+
+
 def _estimate(job: Job | None, design: EngineDesign) -> CommsEstimate | None:
     if job is None or job.gpus > design.gpus:
         return None
@@ -281,13 +323,19 @@ def _estimate(job: Job | None, design: EngineDesign) -> CommsEstimate | None:
 
 
 def design_meaning(
-    *, design: Design, job: Job | None, with_alternatives: bool = True
+    *,
+    design: Design,
+    job: Job | None,
+    with_alternatives: bool = True,
+    designs: SizedDesigns | None = None,
 ) -> DesignMeaning:
     """The figures of the design page's "what it means" section, the API's `meaning` and the
-    proposal's chapter; `job` None leaves out the communication estimate."""
-    if design.typed_result is None:
+    proposal's chapter; `job` None leaves out the communication estimate. `designs`: the
+    engine designs the caller has already sized (a document render), so none is sized twice."""
+    # The stored result's presence is all that is asked here: no need to decode it.
+    if design.result is None:
         raise DesignHasNoResult(_("This draft does not size yet; fix its errors first."))
-    engine = services.design_engine(design=design)
+    engine = _design_engine(design, designs)
     catalog = services.design_catalog(design=design)
     priced = services.design_prices(design=design)
     prices = dict(priced.prices)
@@ -478,17 +526,26 @@ def meaning_chart(meaning: DesignMeaning) -> str:
     )
 
 
-def proposal_meaning(design: Design | None) -> dict[str, Any] | None:
+def proposal_meaning(
+    design: Design | None,
+    *,
+    result: DesignResult | None = None,
+    designs: SizedDesigns | None = None,
+) -> dict[str, Any] | None:
     """The proposal's chapter: the reference job on the quoted design and its alternatives,
-    failures, spares and growth; None for a quote without a saved, sized design."""
-    if design is None or design.typed_result is None or not design.gpus:
+    failures, spares and growth; None for a quote without a saved, sized design. `result`: the
+    design's stored result when the caller has already decoded it; `designs`: the engine
+    designs the render has already sized."""
+    if design is None or design.result is None or not design.gpus:
         return None
-    data = reference_job_data(gpus=design.gpus, gpus_per_server=design.typed_result.gpus_per_server)
+    typed = result if result is not None else design.typed_result
+    assert typed is not None  # a stored result always decodes to one
+    data = reference_job_data(gpus=design.gpus, gpus_per_server=typed.gpus_per_server)
     try:
         job = job_parse(data=data, design=design)
     except JobInvalid:
         job = None
-    found = design_meaning(design=design, job=job)
+    found = design_meaning(design=design, job=job, designs=designs)
     parameters = int(str(data["parameters"]))
     return {
         "meaning": found,
@@ -551,6 +608,7 @@ __all__ = [
     "DesignMeaning",
     "JobInvalid",
     "Option",
+    "SizedDesigns",
     "compute_seconds",
     "design_meaning",
     "engine_estimate",

@@ -5,7 +5,8 @@ reading the revision it is given; the job around it lives in quotes.documents.""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -28,7 +29,7 @@ from planner.exports import cabling_csv_chunks
 from planner.handover.elevations import design_elevations
 from planner.handover.rack_svg import elevations_svg
 from planner.i18n import plan_labels, translated
-from planner.meaning import proposal_meaning
+from planner.meaning import SizedDesigns, proposal_meaning
 from planner.models import SizingSnapshot
 from planner.services import design_engine, design_size, sizing_snapshot_engine
 from planner.svg import gantt_svg, lengths_svg, topology_svg
@@ -119,20 +120,33 @@ def _rack_labels() -> dict[str, str]:
     }
 
 
-def _engine_design(revision: QuoteRevision, request: dict[str, Any]) -> EngineDesign | None:
+def _engine_design(
+    revision: QuoteRevision, request: dict[str, Any], designs: SizedDesigns | None = None
+) -> EngineDesign | None:
     """The engine's design behind the quote, for the graph check and the cabling schedule (the
     stored result keeps counts, not every cable): the quote's frozen request sized against the
     catalog snapshot the quote pinned, else the one its design was saved with; never today's
-    catalog, so a retired product stays on it."""
+    catalog, so a retired product stays on it. `designs`: the render's designs, so the meaning
+    chapter reuses this one when its design asks for the same request on the same snapshot."""
     if not request:
         return None
+    designs = designs or SizedDesigns()
     pinned = str((revision.design_snapshot or {}).get("sizing_snapshot") or "")
     snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
     if snapshot is not None:
-        return sizing_snapshot_engine(snapshot=snapshot, request_data=request)
+        return designs.get(
+            snapshot_sha256=snapshot.sha256,
+            request_data=request,
+            size=lambda: sizing_snapshot_engine(snapshot=snapshot, request_data=request),
+        )
     design = revision.quote.design
     if design is not None and design.result is not None:
-        return design_engine(design=design, request_data=request)
+        own = design.sizing_snapshot.sha256 if design.sizing_snapshot is not None else ""
+        return designs.get(
+            snapshot_sha256=own,
+            request_data=request,
+            size=lambda: design_engine(design=design, request_data=request),
+        )
     # The design is gone: today's catalog is the only one left to size against.
     return design_size(request_data=request).design
 
@@ -158,6 +172,13 @@ def _failure_analysis(design: EngineDesign) -> list[dict[str, Any]]:
 
 def _cabling_rows(design: EngineDesign, limit: int) -> list[CablingRow]:
     return list(itertools.islice(iter_cabling(design), limit))
+
+
+def _cabling_csv(design: EngineDesign, limit: int) -> bytes:
+    """The attached schedule, streamed from the enumeration: tens of thousands of rows are
+    written as they come, never held as a list beside their text."""
+    rows: Iterator[CablingRow] = itertools.islice(iter_cabling(design), limit)
+    return "".join(cabling_csv_chunks(rows)).encode()
 
 
 def _printed_cabling_rows(rows: list[CablingRow], gaps: Mapping[str, Text]) -> list[dict[str, Any]]:
@@ -287,9 +308,18 @@ def document_context(
         compute = result.compute
         context["style_reason"] = _style_reason(compute.style if compute else result.fabric)
         progress(45, "analysis")
-        design = _engine_design(revision, design_request)
+        # Each engine design is sized once per render: the quote's and the meaning chapter's are
+        # one when the quote froze its design's request and snapshot (the usual case).
+        designs = SizedDesigns()
+        design = _engine_design(revision, design_request, designs)
         context["failures"] = _failure_analysis(design) if design else []
-        context["meaning"] = proposal_meaning(quote.design if quote.design_id else None)
+        quoted = quote.design if quote.design_id else None
+        # The design's stored result is the one decoded above when the quote froze it as saved:
+        # comparing the two JSON values costs far less than decoding it again.
+        same = quoted is not None and quoted.result == snapshot.get("result")
+        context["meaning"] = proposal_meaning(
+            quoted, result=result if same else None, designs=designs
+        )
         frozen = proposal_catalog(
             pinned_sha256=str(snapshot.get("sizing_snapshot") or ""), design=quote.design
         )
@@ -326,16 +356,31 @@ def document_context(
             # WeasyPrint loads Pango and friends: only the worker that renders pays for it.
             from weasyprint import Attachment
 
-            rows = _cabling_rows(design, CABLING_ROWS_ATTACHED)
             attachments.append(
                 Attachment(
-                    string="".join(cabling_csv_chunks(rows)).encode(),
+                    string=_cabling_csv(design, CABLING_ROWS_ATTACHED),
                     name=f"{revision.label}-cabling.csv",
                     description=_("Cabling schedule"),
                 )
             )
             context["cabling_attached"] = True
     return context, attachments
+
+
+_fonts = threading.local()
+
+
+def _font_config() -> Any:
+    """WeasyPrint's font configuration, kept by each thread of a worker: building one and
+    loading the fonts into its Pango font map again is paid on every render otherwise. Kept per
+    thread because Pango's font maps are not thread-safe; the documents use system fonts only
+    (no @font-face), so nothing accumulates in it from one document to the next."""
+    config = getattr(_fonts, "config", None)
+    if config is None:
+        from weasyprint.text.fonts import FontConfiguration
+
+        config = _fonts.config = FontConfiguration()
+    return config
 
 
 def render_document(
@@ -361,7 +406,7 @@ def render_document(
         template = "documents/proposal.html" if kind == "proposal" else "documents/plan.html"
         html = render_to_string(template, context)
     progress(75, "layout")
-    document = HTML(string=html, base_url=str(settings.BASE_DIR)).render()
+    document = HTML(string=html, base_url=str(settings.BASE_DIR)).render(font_config=_font_config())
     progress(90, "pdf")
     content = document.write_pdf(attachments=attachments or None)
     assert content is not None
