@@ -238,6 +238,12 @@ ENDPOINTS = [
 ]
 
 
+def load_average() -> float:
+    """The machine's 1-minute load average: the conditions of a measurement. On 2 cores, above 2
+    means other processes (a CI run) took CPU time from the server and the load generator."""
+    return os.getloadavg()[0]
+
+
 def run() -> list[tuple]:
     workdir = tempfile.mkdtemp(prefix="ezmax-bench-load-")
     env = production_env(workdir)
@@ -248,6 +254,7 @@ def run() -> list[tuple]:
     ]
     port = _free_port()
     server = start_gunicorn(env, port)
+    results.append(("load average (1 min) before measuring, 2 cores", load_average(), "load"))
     try:
         for label, method, path, body in ENDPOINTS:
             short = label.split(" (")[0]
@@ -261,6 +268,7 @@ def run() -> list[tuple]:
             results.append((f"{label}: throughput", figures["rate"], "req/s"))
             results.append((f"{short}: p95", figures["p95"]))
             results.append((f"{short}: median", figures["median"]))
+        results.append(("load average (1 min) after measuring, 2 cores", load_average(), "load"))
         return results
     finally:
         stop(server)
