@@ -43,9 +43,10 @@ from core.services import user_signed_in
 from planner import exports, services
 from planner.engine.design import Design as EngineDesign
 from planner.export_models import ExportFormat, ExportJob
+from planner.handover import label_sheet
 from planner.handover.cable_ids import Cable, identified
 from planner.handover.elevations import Elevations, ServerModel, design_elevations
-from planner.handover.labels import LABELS_PER_PAGE, labels_html
+from planner.handover.labels import LABELS_PER_PAGE, labels_html, sheet_labels
 from planner.models import Design
 
 logger = logging.getLogger(__name__)
@@ -54,7 +55,8 @@ DEFAULT_SYNC_MAX_ROWS = 100_000
 PROGRESS_STEPS = 100
 # Label sheets: up to this many cables the page renders the PDF in the request (a second or two;
 # the 60 s gunicorn timeout is far), above it a worker does. Measured (bench.handover) at about
-# 9 ms of CPU a cable (two labels), so 300 cables is under 3 s even on a loaded machine.
+# 9 ms of CPU a cable (two labels) through WeasyPrint, the fallback without the Noto CJK fonts,
+# so 300 cables is under 3 s even on a loaded machine (drawn directly, a fraction of that).
 DEFAULT_LABELS_SYNC_MAX_CABLES = 300
 # The worker's bound is memory: every page's layout is kept until the one PDF is written (peak
 # RSS 430 MB for 2,652 cables, about 125 KB a cable over a 100 MB worker), so 4,000 cables peak
@@ -179,10 +181,16 @@ def labels_sheet_pdf(
     documents), so that `progress(cables_done)` is called after every batch: one WeasyPrint
     render of the whole sheet says nothing until it ends. The pages are the single render's:
     each batch fills whole pages (labels sit at absolute places on their own page)."""
+    per_batch = max(1, pages_per_batch * LABELS_PER_PAGE // 2)  # two labels a cable
+    if label_sheet.available():
+        # Drawn straight into PDF (planner.handover.label_sheet): the same pages, several times
+        # faster; progress after every `pages_per_batch` pages, in cables (two labels each).
+        labels = sheet_labels(cables, captions=captions)
+        report = None if progress is None else (lambda labels_done: progress(labels_done // 2))
+        return label_sheet.sheet_pdf(labels, progress=report, every=2 * per_batch)
     from weasyprint import HTML  # imported late: loading WeasyPrint costs a second at start-up
     from weasyprint.text.fonts import FontConfiguration
 
-    per_batch = max(1, pages_per_batch * LABELS_PER_PAGE // 2)  # two labels a cable
     fonts = FontConfiguration()  # fonts found once, not once a batch
     documents = []
     for start in range(0, len(cables), per_batch):

@@ -278,3 +278,26 @@ def test_one_label_a_cable_halves_the_sheet(built) -> None:
     text = one.pages[0].extract_text()
     assert text.count("This end:") == 24
     assert text.count("Far end:") == 24
+
+
+def test_label_sheet_drawn_directly_matches_the_html_render(built, monkeypatch) -> None:
+    """The sheet is drawn straight into PDF when the Noto CJK fonts are there (CI and the image
+    install them) and rendered from HTML by WeasyPrint otherwise: the same pages and words."""
+    from pypdf import PdfReader
+
+    from planner.handover import label_sheet
+
+    _design, _elevations, cables = built
+    sample = cables[:13]  # 26 labels: a full page of 24 and 2 on the second
+    assert label_sheet.available()
+    direct = PdfReader(io.BytesIO(labels_pdf(sample, captions=CAPTIONS)))
+    monkeypatch.setattr(label_sheet, "available", lambda: False)
+    html = PdfReader(io.BytesIO(labels_pdf(sample, captions=CAPTIONS)))
+    assert len(direct.pages) == len(html.pages) == 2
+    for mine, theirs in zip(direct.pages, html.pages, strict=True):
+        # A4: 210 x 297 mm = 595.28 x 841.89 pt (to a thousandth of a point).
+        assert [round(float(v), 2) for v in mine.mediabox] == [
+            round(float(v), 2) for v in theirs.mediabox
+        ]
+        words, expected = mine.extract_text().split(), theirs.extract_text().split()
+        assert sorted(words) == sorted(expected)
