@@ -179,3 +179,27 @@ def test_a_draft_that_does_not_size_has_no_elevations_section(client, engineer):
     response = client.get(reverse("planner:design-detail", args=[draft.pk]))
     assert response.status_code == 200
     assert 'data-testid="design-elevations"' not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_design_pages_elevations_are_drawn_once_per_revision_and_language(
+    client, design, engineer, monkeypatch
+):
+    from planner import handover_services
+
+    client.force_login(engineer)
+    url = reverse("planner:design-detail", args=[design.pk])
+    first = client.get(url).content.decode()
+    sized: list[int] = []
+    real = handover_services.services.design_engine
+    monkeypatch.setattr(
+        handover_services.services,
+        "design_engine",
+        lambda **kwargs: sized.append(1) or real(**kwargs),
+    )
+    again = client.get(url).content.decode()
+    assert sized == []  # the cached drawing
+    assert _drawn_racks(again) == _drawn_racks(first) > 0
+    chinese = client.get(url, headers={"Accept-Language": "zh-hans"}).content.decode()
+    assert sized == [1]  # drawn again in the other language
+    assert "机柜" in chinese
