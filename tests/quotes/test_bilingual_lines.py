@@ -319,3 +319,27 @@ def test_growth_notes_and_generic_spares_are_named_in_both_languages(full_catalo
     assert note.description.startswith("Growth from 192 to 256 GPUs: ")
     assert note.description_zh.startswith("从 192 个 GPU 扩容到 256 个 GPU：")
     assert not any(word in note.description_zh for word in ("Growth", "fill", "unit"))
+
+
+@pytest.mark.django_db
+def test_the_switch_table_names_catalog_and_inline_switches_in_the_readers_language(
+    full_catalog, engineer
+):
+    from planner import presenters
+    from planner.services import design_create
+
+    # A catalog leaf (ToR, as tests/test_bilingual_pages.py sizes it) and an inline one.
+    tor = {"gpus": 64, "gpus_per_server": 8, "rails": 8, "nic_speed": 25,
+           "nic": "MCX631102AN-ADAT", "leaf": "MSN2410-CB2F", "fabric": "tor"}  # fmt: skip
+    leaf = Product.objects.get(sku="MSN2410-CB2F")
+    assert leaf.name_zh not in ("", leaf.name_en)
+    cases = [(tor, (leaf.name_en, leaf.name_zh)), (REQUEST_64, (INLINE_EN, INLINE_ZH))]
+    for request, expected in cases:
+        result = design_create(owner=engineer, name="d", request_data=request).typed_result
+        shown = []
+        for language in ("en", "zh-hans"):
+            with translation.override(language):
+                [tier] = [t for t in presenters.tier_rows(result) if t.plane == "compute"
+                          and t.role == "leaf"]  # fmt: skip
+                shown.append(tier.description)
+        assert tuple(shown) == expected
