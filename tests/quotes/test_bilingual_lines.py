@@ -343,3 +343,17 @@ def test_the_switch_table_names_catalog_and_inline_switches_in_the_readers_langu
                           and t.role == "leaf"]  # fmt: skip
                 shown.append(tier.description)
         assert tuple(shown) == expected
+
+
+@pytest.mark.django_db
+def test_the_share_page_names_lines_in_the_customers_reading_language(quote, engineer):
+    from django.test import Client
+
+    link = services.revision_send(user=engineer, revision=quote.current_revision)
+    name_en = Product.objects.get(sku=NIC).name_en
+    for language, wanted, other in (("zh-hans", NIC_ZH, name_en), ("en", name_en, NIC_ZH)):
+        client = Client()
+        client.cookies["django_language"] = language
+        page = client.get(f"/s/{link.token}/").content.decode()
+        assert wanted in page
+        assert other not in page
