@@ -97,7 +97,7 @@ def quote_xlsx(revision: QuoteRevision, *, language: str) -> bytes:
             row += 1
         row += 1
         xlsx_cell(sheet, row, 1, _("Terms")).font = bold
-        xlsx_cell(sheet, row, 2, revision.terms)
+        xlsx_cell(sheet, row, 2, revision.terms_in(language))
         sheet.freeze_panes = sheet.cell(row=first_line_row, column=1)
         widths = (16, 26, 60, 10, 10, 14, 10, 8, 16, 10)
         for column_letter, width in zip("ABCDEFGHIJ", widths, strict=True):

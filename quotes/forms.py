@@ -215,7 +215,7 @@ class TermsForm(forms.Form):
     @staticmethod
     def initial_for(revision: Any) -> dict[str, Any]:
         initial: dict[str, Any] = {
-            "terms": revision.terms,
+            "terms": revision.localized_terms,  # the reader's language until edited
             "validity_days": revision.validity_days,
             "goods_tax_percent": revision.tax_percent,
             "services_tax_percent": revision.services_tax_percent,

@@ -157,6 +157,10 @@ class QuoteRevision(models.Model):
     # [{"rate": "13", "base": "1000.00", "tax": "130.00"}, ...] as priced, per VAT rate.
     tax_breakdown = models.JSONField(_("tax per rate"), default=list, blank=True)
     terms = models.TextField(_("terms"), blank=True)
+    # The default terms as written in each language ({"en": ..., "zh-hans": ...}) when the code
+    # wrote them (quotes.services.terms). While `terms` is still one of them, readers get their
+    # own language; once `terms` is typed by hand it is shown as typed (`terms_in`).
+    terms_written = models.JSONField(_("terms as written"), default=dict, blank=True)
     validity_days = models.PositiveIntegerField(_("validity (days)"), default=30)
     valid_until = models.DateField(_("valid until"), null=True, blank=True)
     support_years = models.PositiveSmallIntegerField(_("support years"), default=1)
@@ -247,6 +251,21 @@ class QuoteRevision(models.Model):
             LineKind.SERVICE: self.services_tax_rate,
             LineKind.FREIGHT: self.freight_tax_rate,
         }
+
+    def terms_in(self, language: str | None = None) -> str:
+        """The terms in `language` (the active language when None): the code's text in that
+        language while nobody has edited it, else the terms exactly as typed."""
+        written = self.terms_written or {}
+        if not self.terms or self.terms not in written.values():
+            return self.terms
+        language = (language or get_language() or "en").lower()
+        key = "zh-hans" if language.startswith("zh") else "en"
+        return str(written.get(key) or self.terms)
+
+    @property
+    def localized_terms(self) -> str:
+        """The terms in the reader's (active) language: what pages and documents show."""
+        return self.terms_in()
 
     @property
     def is_approved_for_customer(self) -> bool:

@@ -33,6 +33,7 @@ from quotes.forms import (
     RejectForm,
     TermsForm,
 )
+from quotes.history import history_rows
 from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
 from quotes.services.terms import phase_label
 from quotes.transitions import Action
@@ -150,7 +151,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             ],
             "reject_form": RejectForm(),
             "share_links": revision.share_links.all(),
-            "audit_events": selectors.audit_events_of(quote)[:50],
+            "history": history_rows(selectors.audit_events_of(quote)[:50]),
             "decision": getattr(revision, "decision", None),
             "documents": revision.documents.order_by("-created_at"),
             "document_form": DocumentRequestForm(

@@ -155,6 +155,35 @@ CHANGE_NAMES: dict[str, Promise] = {
     "freight": _("Freight"),
     "terms": _("Terms"),
     "approval_reasons": _("Approval needed because"),
+    "revision": _("Revision"),
+    "reason": _("Reason"),
+    "approval": _("Approval"),
+    "approval_cleared": _("Approval withdrawn"),
+    "approved_by": _("Approved by"),
+    "rejected": _("Sent back because"),
+    "superseded_by": _("Superseded by"),
+    "archived": _("Archived"),
+    "active": _("Active"),
+    "note": _("Note"),
+    "goods_tax_percent": _("VAT on goods (%)"),
+    "services_tax_percent": _("VAT on services (%)"),
+    "freight_tax_percent": _("VAT on freight (%)"),
+    "tax_rate": _("VAT rate"),
+    "payment_milestones": _("Payment milestones"),
+    "phase": _("Phase"),
+    "percent": _("Percent"),
+    "validity_days": _("Validity (days)"),
+}
+# Why a change sent a revision back (`quotes.services.revisions._after_change`'s `what`, stored
+# as a code in the audit trail) and the other fixed values the trail stores.
+CHANGE_VALUES: dict[str, Promise] = {
+    "line changed": _("a line changed"),
+    "discount changed": _("a discount changed"),
+    "line added": _("a line was added"),
+    "line deleted": _("a line was deleted"),
+    "terms changed": _("the terms changed"),
+    "freight changed": _("the freight changed"),
+    "not needed": _("not needed"),
 }
 STATUS_NAMES: dict[str, Promise] = {
     "draft": _("Draft"),
@@ -289,6 +318,14 @@ def _change_value(key: str, value: object) -> str:
         return gettext("Yes") if value else gettext("No")
     if key == "status":
         return status_label(str(value))
+    if key == "phase":
+        return phase_label(str(value))
+    if key == "approval_reasons" and isinstance(value, list):
+        return "; ".join(
+            policy_label(v) if isinstance(v, Mapping) else _change_value(key, v) for v in value
+        )
+    if isinstance(value, str) and value in CHANGE_VALUES:
+        return str(CHANGE_VALUES[value])
     if isinstance(value, (int, float, Decimal)) or (
         isinstance(value, str) and value.replace(".", "", 1).isdigit()
     ):

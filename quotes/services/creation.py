@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -36,7 +36,7 @@ from quotes.services.errors import QuoteInvalid
 from quotes.services.numbering import _next_number, quote_number
 from quotes.services.prices import _catalog_items, _frozen_fields, _reprice
 from quotes.services.records import _require_permission, audit_record
-from quotes.services.terms import default_milestones, default_terms
+from quotes.services.terms import default_milestones, written_terms
 
 DEFAULT_TAX_RATE = Decimal("0.13")  # VAT on goods in China
 DEFAULT_VALIDITY_DAYS = 30
@@ -273,12 +273,14 @@ def quote_create(
             )
         QuoteLine.objects.bulk_create(lines)
         # The terms say what the lines quote (installation included when it is listed).
-        with translation.override(customer.preferred_language):
-            revision.terms = default_terms(
-                kinds_and_tiers=[(line.kind, line.tier, line.sku) for line in lines],
-                milestones=milestones,
-            )
-        revision.save(update_fields=["terms"])
+        # Written in both languages (each reader reads their own); stored in the customer's.
+        revision.terms_written = written_terms(
+            kinds_and_tiers=[(line.kind, line.tier, line.sku) for line in lines],
+            milestones=milestones,
+        )
+        chinese = customer.preferred_language.lower().startswith("zh")
+        revision.terms = revision.terms_written["zh-hans" if chinese else "en"]
+        revision.save(update_fields=["terms", "terms_written"])
         _reprice(revision)
         audit_record(
             quote=quote,

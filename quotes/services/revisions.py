@@ -92,8 +92,14 @@ def _recorded(*states: dict[str, Any]) -> list[dict[str, Any]]:
     shown = []
     for state in states:
         text = state[ours] or state[theirs]
+        # Both texts ride along under `description_in`: the trail shows its reader's language.
+        both = {"en": state["description"] or text, "zh-hans": state["description_zh"] or text}
         shown.append(
-            {**{k: v for k, v in state.items() if k != "description_zh"}, "description": text}
+            {
+                **{k: v for k, v in state.items() if k != "description_zh"},
+                "description": text,
+                "description_in": both,
+            }
         )
     return shown
 
@@ -368,6 +374,7 @@ def quote_revise(*, user: User, quote: Quote) -> QuoteRevision:
             "freight_tax_rate",
             "payment_milestones",
             "terms",
+            "terms_written",
             "validity_days",
             "support_years",
         )

@@ -160,6 +160,29 @@ def revision_default_terms(revision: QuoteRevision, *, language: str) -> str:
         )
 
 
+def written_terms(
+    *, kinds_and_tiers: Iterable[tuple[str, str, str]], milestones: Sequence[Mapping[str, str]]
+) -> dict[str, str]:
+    """The default terms written once in each language (`QuoteRevision.terms_written`)."""
+    rows = list(kinds_and_tiers)
+    written: dict[str, str] = {}
+    for language in ("en", "zh-hans"):
+        with translation.override(language):
+            written[language] = default_terms(kinds_and_tiers=rows, milestones=milestones)
+    return written
+
+
+def revision_write_terms(revision: QuoteRevision, *, language: str) -> None:
+    """Set (not save) `revision`'s terms to the default ones: stored in `language` (the
+    customer's) and kept in both languages so each reader reads their own."""
+    written = written_terms(
+        kinds_and_tiers=list(revision.lines.values_list("kind", "tier", "sku")),
+        milestones=revision.payment_milestones or default_milestones(),
+    )
+    revision.terms_written = written
+    revision.terms = written["zh-hans" if language.lower().startswith("zh") else "en"]
+
+
 def revision_commercial_update(
     *,
     user: User,
@@ -198,14 +221,14 @@ def revision_commercial_update(
             revision.payment_milestones = milestones
         if validity_days is not None:
             revision.validity_days = validity_days
-        if terms is not None:
+        # The form shows the written terms in its reader's language: sent back unchanged, they
+        # are not an edit, and the terms stay readable in both languages.
+        if terms is not None and terms not in (revision.terms_written or {}).values():
             revision.terms = terms
         revision.save()
         if regenerate_terms:
-            revision.terms = revision_default_terms(
-                revision, language=revision.quote.customer.preferred_language
-            )
-            revision.save(update_fields=["terms", "updated_at"])
+            revision_write_terms(revision, language=revision.quote.customer.preferred_language)
+            revision.save(update_fields=["terms", "terms_written", "updated_at"])
         _after_change(revision, user=user, what="terms changed")
         audit_record(
             quote=revision.quote,
@@ -225,6 +248,12 @@ def _commercial_state(revision: QuoteRevision) -> dict[str, Any]:
         "freight_tax_percent": revision.freight_tax_percent,
         "payment_milestones": revision.payment_milestones,
         "terms": revision.terms,
+        # Terms the code wrote are kept in both languages for the trail's readers.
+        **(
+            {"terms_in": dict(revision.terms_written)}
+            if revision.terms and revision.terms in (revision.terms_written or {}).values()
+            else {}
+        ),
         "validity_days": revision.validity_days,
     }
 
