@@ -101,6 +101,10 @@ def test_preview_saves_nothing_and_returns_the_normalised_request(catalog, engin
         ({"media": "fibre"}, "media"),  # policies: auto, copper, optical, mmf, smf
         ({"servers_per_su": 0}, "servers_per_su"),
         ({"servers_per_su": 65}, "servers_per_su"),  # a 64-port leaf takes 64 rail ports
+        # JSON booleans are not numbers (float(False) would have sized with 0 m of slack).
+        ({"cable_slack_m": False}, "cable_slack_m"),
+        ({"oversubscription": True}, "oversubscription"),
+        ({"gpus": True}, "gpus"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field_and_saves_nothing(catalog, engineer, change, field):
