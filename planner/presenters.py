@@ -270,6 +270,29 @@ def generic_name(description: str, gaps: Mapping[str, Text] | None = None) -> st
     return translated(text) if text is not None else description
 
 
+def spare_names(spares: Sequence[Any], result: DesignResult | None) -> list[tuple[Any, str]]:
+    """Each recommended spare (`planner.engine.failures.SpareLine`: the engine names a catalog
+    part by its SKU, a generic one by its English name) with its name in the reader's language:
+    the catalog's name, a generic part's text from the design's result, an inline switch's."""
+    skus = {spare.sku for spare in spares if spare.sku}
+    names = {
+        p.sku: p.name
+        for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
+        if p.name
+    }
+    generic = any(not spare.sku for spare in spares)
+    gaps = gap_texts(result) if result is not None and generic else {}  # decoded when needed
+    return [
+        (
+            spare,
+            names.get(spare.sku, spare.description)
+            if spare.sku
+            else generic_name(spare.description, gaps),
+        )
+        for spare in spares
+    ]
+
+
 def part_name(sku: str | None, name: str, gaps: Mapping[str, Text]) -> str:
     """A part as the reader names it: its SKU, or a generic part's name in their language."""
     if sku:

@@ -213,8 +213,11 @@ def day(engineer):
     }
 
 
-def _allowed(day) -> list[str]:
-    """Proper names and data typed by people: the same in either language."""
+def _allowed(day, language: str | None = None) -> list[str]:
+    """Proper names and data typed by people: the same in either language. A product's name is
+    allowed in `language`'s own form: on a Chinese page its English name only while the catalog
+    has no Chinese one (a page that names a product in English when it has a Chinese name is
+    caught; no `language`: both, for samples)."""
     from catalog.models import PriceList, Product, Vendor
 
     names: set[str] = {"EZMAX Fabric Planner", "Example AI Lab", "示例人工智能实验室", "Li Wei"}
@@ -232,7 +235,11 @@ def _allowed(day) -> list[str]:
     for sku, name_en, name_zh, source in Product.objects.values_list(
         "sku", "name_en", "name_zh", "source"
     ):
-        names |= {sku, name_en, name_zh, source}  # the source cites a datasheet as published
+        names |= {sku, source}  # the source cites a datasheet as published
+        if language is None or language == "en" or not name_zh:
+            names.add(name_en)
+        if language is None or language != "en":
+            names.add(name_zh)
     names |= set(Vendor.objects.values_list("name", flat=True))
     names |= set(PriceList.objects.values_list("name", flat=True))
     return sorted((n for n in names if n), key=len, reverse=True)
@@ -253,6 +260,7 @@ def _pages(day) -> dict[str, dict[str, str]]:
         "handover": f"/designs/{rail}/handover/",
         "racks": f"/designs/{rail}/handover/racks.svg",
         "meaning": f"/designs/{rail}/meaning/",
+        "meaning-tor": f"/designs/{tor}/meaning/",  # a generic module among its spares
         **{f"wizard-{step}": f"/designs/{wizard}/wizard/{step}/" for step in STEP_KEYS},
         "quotes": "/quotes/",
         "quote-new": f"/quotes/new/?design={rail}",
@@ -278,19 +286,39 @@ def _pages(day) -> dict[str, dict[str, str]]:
 # languages (QuoteRevision.terms_written, read with terms_in: tests/quotes/test_terms_languages.py)
 # and the trail is named from its stored codes and both languages' texts (quotes.history).
 QUOTE_PAGES = ("quote-draft", "quote-pending", "quote-sent", "share")
+# The new-design form and the wizard list the catalog's switches and NICs in their pickers by
+# their English names (planner/forms.py builds the choices from the sizing catalog's specs,
+# which carry the English name only).
+PICKER_PAGES = (
+    "design-new",
+    "wizard-customer",
+    "wizard-gpus",
+    "wizard-nics",
+    "wizard-fabric",
+    "wizard-racks",
+)
 
 
-def _failures(day, *, quote_pages: bool) -> dict[str, list[str]]:
-    allowed = _allowed(day)
+def _failures(day, *, kind: str) -> dict[str, list[str]]:
+    """Failures on the pages of `kind`: "quote" (QUOTE_PAGES), "picker" (PICKER_PAGES) or
+    "other" (every other page)."""
     failures: dict[str, list[str]] = {}
     for language in LANGUAGES:
+        allowed = _allowed(day, language)
         for who, pages in _pages(day).items():
             client = Client()
             client.cookies["django_language"] = language
             if who != "public":
                 client.force_login(day[who])
             for name, path in pages.items():
-                if (name in QUOTE_PAGES) != quote_pages:
+                page_kind = (
+                    "quote"
+                    if name in QUOTE_PAGES
+                    else "picker"
+                    if name in PICKER_PAGES
+                    else "other"
+                )
+                if page_kind != kind:
                     continue
                 response = client.get(path)
                 assert response.status_code == 200, (language, who, name, response.status_code)
@@ -309,12 +337,20 @@ def _report(failures: dict[str, list[str]]) -> str:
 
 
 def test_every_page_reads_in_one_language_with_no_raw_key(day):
-    failures = _failures(day, quote_pages=False)
+    failures = _failures(day, kind="other")
     assert not failures, _report(failures)
 
 
 def test_quote_pages_read_in_one_language_with_no_raw_key(day):
-    failures = _failures(day, quote_pages=True)
+    failures = _failures(day, kind="quote")
+    assert not failures, _report(failures)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="the pickers name catalog products in English on Chinese pages"
+)
+def test_the_pickers_name_products_in_the_readers_language(day):
+    failures = _failures(day, kind="picker")
     assert not failures, _report(failures)
 
 
@@ -368,7 +404,7 @@ def test_both_pdfs_read_in_the_language_asked_for(day, language, kind, monkeypat
     commands = [command for html in rendered for command in code_texts(html)]
     if kind == "proposal":
         assert "ethtool -K eth0 roce on" in commands  # the capture saw the document's HTML
-    allowed = sorted({*_allowed(day), *commands}, key=len, reverse=True)
+    allowed = sorted({*_allowed(day, language), *commands}, key=len, reverse=True)
     found = problems(text, language=language, allowed=allowed, wrapped=True)
     assert not found, "\n".join(found[:40])
 
