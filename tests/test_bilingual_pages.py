@@ -383,8 +383,15 @@ def code_texts(html: str) -> list[str]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("kind", ["proposal", "plan"])
-def test_both_pdfs_read_in_the_language_asked_for(day, language, kind, monkeypatch):
+@pytest.mark.parametrize(
+    ("kind", "quote"),
+    [
+        ("proposal", "pending"),
+        ("plan", "pending"),
+        ("proposal", "sent"),  # the ToR design: a generic module among the spares
+    ],
+)
+def test_both_pdfs_read_in_the_language_asked_for(day, language, kind, quote, monkeypatch):
     from quotes import pdf
 
     # The HTML the PDF is laid out from, for its <code> elements: commands are allowed as
@@ -397,7 +404,7 @@ def test_both_pdfs_read_in_the_language_asked_for(day, language, kind, monkeypat
         return rendered[-1]
 
     monkeypatch.setattr(pdf, "render_to_string", keep)
-    revision = day["pending"].current_revision
+    revision = day[quote].current_revision
     content = pdf.render_document(revision, kind=kind, language=language).content
     reader = PdfReader(io.BytesIO(content))
     text = "\n".join(page.extract_text() or "" for page in reader.pages)
