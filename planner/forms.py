@@ -18,6 +18,7 @@ from customers.models import Customer
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
 from planner.engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
 from planner.models import Scenario
+from planner.selectors import product_names
 
 
 @dataclass(frozen=True)
@@ -181,11 +182,15 @@ def _ratio(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _switch_options(catalog: Any, nic_speed: int | None = None) -> list[tuple[str, str]]:
+def _switch_options(catalog: Any, names: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The switch picker's entries: catalog switches named from `names` (the catalog's names in
+    the reader's language, by SKU; the snapshot's English name otherwise), then the generic
+    switches."""
+    names = names or {}
     options = []
     for spec in sorted(catalog.switches, key=lambda s: s.sku):
         ports = " + ".join(f"{g.count}x{g.speed_gbps}G" for g in spec.port_groups)
-        options.append((spec.sku, f"{spec.name} ({ports})"))
+        options.append((spec.sku, f"{names.get(spec.sku, spec.name)} ({ports})"))
     for text, label in (
         ("64x800", _("Generic 64 x 800G switch (no catalog price)")),
         ("64x400", _("Generic 64 x 400G switch (no catalog price)")),
@@ -479,14 +484,26 @@ class WizardStepForm(forms.Form):
                 with contextlib.suppress(CustomerNotFound):
                     chosen = customer_for(user=request.user, customer_id=customer_id)
                     self.initial["customer"] = chosen.pk
+        # The snapshot names products in English only; the reader's names come from the
+        # catalog, read here (not at import) so the active language is the request's, and in
+        # one query for both pickers.
+        names: Mapping[str, str] = {}
+        if catalog is not None:
+            skus = [spec.sku for spec in catalog.switches]
+            if "nic" in self.fields:
+                skus += [nic.sku for nic in catalog.nics]
+            names = product_names(skus)
         if "nic" in self.fields and catalog is not None:
             choice = self.fields["nic"]
             assert isinstance(choice, forms.ChoiceField)
             choice.choices = [("", _("No specific product: use the speed below"))] + [
-                (nic.sku, f"{nic.sku}: {nic.name} ({nic.ports} x {nic.speed_gbps}G)")
+                (
+                    nic.sku,
+                    f"{nic.sku}: {names.get(nic.sku, nic.name)} ({nic.ports} x {nic.speed_gbps}G)",
+                )
                 for nic in sorted(catalog.nics, key=lambda n: (n.speed_gbps, n.sku))
             ]
-        self.switch_options = _switch_options(catalog) if catalog is not None else []
+        self.switch_options = _switch_options(catalog, names) if catalog is not None else []
         for name in ("leaf", "spine", "core"):
             if name in self.fields:
                 self.fields[name].widget.attrs.update(list="switch-options", autocomplete="off")

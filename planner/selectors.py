@@ -2,6 +2,7 @@
 
 import time
 import uuid
+from collections.abc import Iterable
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -9,6 +10,7 @@ from django.core.cache import cache
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 
+from catalog.models import Product
 from catalog.selectors import catalog_snapshot
 from core.errors import DomainError
 from planner.engine.catalog import CatalogSnapshot
@@ -39,6 +41,17 @@ def current_catalog() -> CatalogSnapshot:
     if _snapshot is None or _snapshot[0] != revision or now - _snapshot[1] > SNAPSHOT_MAX_AGE_S:
         _snapshot = (revision, now, catalog_snapshot())
     return _snapshot[2]
+
+
+def product_names(skus: Iterable[str]) -> dict[str, str]:
+    """The catalog's names of these products in the active language, in one query: the engine's
+    snapshot carries only the English name it sizes with. A SKU no longer in the catalog, or
+    with no name, is left out (the caller keeps the snapshot's name)."""
+    wanted = set(skus)
+    if not wanted:
+        return {}
+    products = Product.objects.filter(sku__in=wanted).only("sku", "name_en", "name_zh")
+    return {product.sku: product.name for product in products if product.name}
 
 
 def designs_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Design]:

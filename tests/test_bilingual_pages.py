@@ -346,9 +346,6 @@ def test_quote_pages_read_in_one_language_with_no_raw_key(day):
     assert not failures, _report(failures)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the pickers name catalog products in English on Chinese pages"
-)
 def test_the_pickers_name_products_in_the_readers_language(day):
     failures = _failures(day, kind="picker")
     assert not failures, _report(failures)
