@@ -287,8 +287,7 @@ def _pages(day) -> dict[str, dict[str, str]]:
 # and the trail is named from its stored codes and both languages' texts (quotes.history).
 QUOTE_PAGES = ("quote-draft", "quote-pending", "quote-sent", "share")
 # The new-design form and the wizard list the catalog's switches and NICs in their pickers by
-# their English names (planner/forms.py builds the choices from the sizing catalog's specs,
-# which carry the English name only).
+# the catalog's name in the reader's language (planner.selectors.product_names).
 PICKER_PAGES = (
     "design-new",
     "wizard-customer",
