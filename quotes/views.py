@@ -5,6 +5,7 @@ here from a status."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.contrib import messages
@@ -115,6 +116,13 @@ def quote_create(request: HttpRequest) -> HttpResponse:
     return render(request, "quotes/quote_form.html", {"form": form})
 
 
+def _common_discount(lines: list[QuoteLine]) -> Decimal | None:
+    """The discount every product line has, shown in the "all products" box so that it says what
+    was applied; None (an empty box) when the lines differ."""
+    discounts = {line.discount_percent for line in lines if line.kind == LineKind.PRODUCT}
+    return discounts.pop() if len(discounts) == 1 else None
+
+
 @require_GET
 @login_required
 @permission_required("quotes.view_quote", raise_exception=True)
@@ -141,7 +149,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "actions": actions,
             # Approval reasons matter while the revision can still change (is not yet sent).
             "is_open": transitions.allows(revision.status, Action.EDIT),
-            "discount_form": DiscountForm(initial={"discount_percent": 0}),
+            "discount_form": DiscountForm(initial={"discount_percent": _common_discount(lines)}),
             "line_add_form": LineAddForm(),
             "terms_form": TermsForm(initial=TermsForm.initial_for(revision)),
             "freight_form": FreightForm(initial={"freight": _freight_amount(lines)}),

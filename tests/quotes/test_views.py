@@ -1,6 +1,8 @@
 """Quote pages: visibility (others' quotes are 404), creating from a design, discount and approval
 buttons, the customer's share page without login."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -69,6 +71,24 @@ def test_create_from_design_page(client, catalog, engineer, design, customer):
     assert "499,737.00" in content  # the total worked out in test_services.py
     assert "MCX623106AN-CDAT" in content
     assert 'data-testid="margin"' not in content  # engineers do not see margins
+
+
+def test_the_discount_box_says_the_discount_applied(client, quote, engineer):
+    """After 15 % on all products the box shows 15, not 0; once one line differs it is empty."""
+    login(client, engineer)
+    detail = reverse("quotes:quote-detail", args=[quote.pk])
+    assert 'name="discount_percent" value="0' in client.get(detail).content.decode()
+    client.post(reverse("quotes:revision-discount", args=[quote.pk, 0]), {"discount_percent": "15"})
+    page = client.get(detail).content.decode()
+    assert re.search(r'id="id_discount_percent"[^>]*value="15(\.00)?"', page) or re.search(
+        r'value="15(\.00)?"[^>]*id="id_discount_percent"', page
+    )
+    line = quote.current_revision.lines.filter(kind="product").first()
+    client.post(reverse("quotes:line-update", args=[quote.pk, line.pk]),
+                {"quantity": line.quantity, "discount_percent": "5"})  # fmt: skip
+    page = client.get(detail).content.decode()
+    box = re.search(r"<input[^>]*id=\"id_discount_percent\"[^>]*>", page).group(0)
+    assert "value=" not in box, box
 
 
 def test_discount_submit_approve_send_accept(client, quote, engineer, manager, discount_policy):
