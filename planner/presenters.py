@@ -15,7 +15,6 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from catalog.models import Product
 from planner.engine.generic import DEFAULT_FORM_FACTOR
 from planner.engine.ports import inline_description, inline_description_of, parse_inline
 from planner.engine.result import (
@@ -35,6 +34,7 @@ from planner.i18n import (
     translated,
 )
 from planner.plan import ImplementationPlan, build_plan
+from planner.selectors import product_names as catalog_names
 from planner.svg import gantt_svg
 
 PHASE_LABELS = {
@@ -151,11 +151,7 @@ class _SwitchNames:
     def get(self, sku: str) -> str | None:
         if self._names is None:
             skus = {tier.sku for plane in self._result.planes for tier in plane.tiers if tier.sku}
-            self._names = {
-                p.sku: p.name
-                for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
-                if p.name
-            }
+            self._names = catalog_names(skus)
         return self._names.get(sku)
 
 
@@ -274,12 +270,7 @@ def spare_names(spares: Sequence[Any], result: DesignResult | None) -> list[tupl
     """Each recommended spare (`planner.engine.failures.SpareLine`: the engine names a catalog
     part by its SKU, a generic one by its English name) with its name in the reader's language:
     the catalog's name, a generic part's text from the design's result, an inline switch's."""
-    skus = {spare.sku for spare in spares if spare.sku}
-    names = {
-        p.sku: p.name
-        for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
-        if p.name
-    }
+    names = catalog_names(spare.sku for spare in spares if spare.sku)
     generic = any(not spare.sku for spare in spares)
     gaps = gap_texts(result) if result is not None and generic else {}  # decoded when needed
     return [
@@ -307,13 +298,7 @@ def product_names(result: DesignResult) -> dict[str, str]:
     skus = {line.sku for line in result.bom if line.sku}
     for link in result.links:
         skus.update(line.sku for line in link.fibre if line.sku)
-    if not skus:
-        return {}
-    return {
-        p.sku: p.name
-        for p in Product.objects.filter(sku__in=skus).only("sku", "name_en", "name_zh")
-        if p.name
-    }
+    return catalog_names(skus)
 
 
 @dataclass(frozen=True)
