@@ -22,6 +22,11 @@ class DomainError(Exception):
         # Field name -> one sentence. A single-field error is the one-entry case.
         self.errors: dict[str, str] = dict(errors or ({field: message} if field else {}))
 
+    def field_messages(self) -> dict[str, list[str]]:
+        """Field name -> its sentences, as the API lists them; one each unless a subclass has
+        more to say (an upload with several bad lines)."""
+        return {name: [message] for name, message in self.errors.items()}
+
     def add_to_form(self, form: Any) -> None:
         fields = getattr(form, "fields", {})
         if not self.errors:

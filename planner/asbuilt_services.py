@@ -48,6 +48,9 @@ class AsBuiltUploadInvalid(DomainError):
         super().__init__(problems[0], field="file")
         self.problems = problems
 
+    def field_messages(self) -> dict[str, list[str]]:
+        return {"file": list(self.problems)}
+
 
 def problem_text(problem: asbuilt.Problem) -> str:
     """One upload problem in the reader's language, naming its file (when the upload has

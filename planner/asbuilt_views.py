@@ -46,10 +46,9 @@ def asbuilt_upload(request: HttpRequest, pk: int) -> HttpResponse:
                     design_id=design.pk,
                     files=asbuilt_services.uploads_bytes(uploads),
                 )
-            except asbuilt_services.AsBuiltUploadInvalid as exc:
-                problems = exc.problems
             except DomainError as exc:
-                problems = [exc.message]
+                messages = [m for field in exc.field_messages().values() for m in field]
+                problems = messages or [exc.message]
             else:
                 return redirect("planner:asbuilt-check", pk=design.pk, check_id=check.pk)
     checks = design.asbuilt_checks.all()[:20]

@@ -21,7 +21,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     """Every error as RFC 9457 problem+json. Validation errors keep DRF's field -> [messages]
     under `errors`; domain errors are mapped here, once."""
     if isinstance(exc, DomainError):
-        errors = {name: [message] for name, message in exc.errors.items()} or None
+        errors = exc.field_messages() or None
         body = problem_body(
             exc.http_status, exc.code.replace("_", " "), exc.message, errors=errors, code=exc.code
         )

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from catalog.selectors import price_map
 from core.api.base import ApiViewSet, User
-from core.errors import PROBLEM_CONTENT_TYPE, DomainError, problem_body
+from core.errors import DomainError
 from core.parsers import LimitedJSONParser
 from customers.selectors import customer_for
 from planner import asbuilt_services, export_jobs, exports, selectors, services
@@ -348,14 +348,10 @@ class DesignViewSet(
             if not isinstance(content, str):
                 raise DomainError(asbuilt_services.no_file_text(), field="file")
             filename, data = str(payload.get("filename") or ""), content.encode()
-        try:
-            check = asbuilt_services.asbuilt_check_request(
-                user=request.user, design_id=design.pk, filename=filename, data=data
-            )
-        except asbuilt_services.AsBuiltUploadInvalid as exc:
-            body = problem_body(400, "invalid", exc.message, errors={"file": exc.problems},
-                                code=exc.code)  # fmt: skip
-            return Response(body, status=400, content_type=PROBLEM_CONTENT_TYPE)
+        # An upload refused is a domain error: the exception handler lists each bad line.
+        check = asbuilt_services.asbuilt_check_request(
+            user=request.user, design_id=design.pk, filename=filename, data=data
+        )
         body = AsBuiltCheckSerializer(check).data
         return Response(
             body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["links"]["self"]}
