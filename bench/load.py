@@ -3,12 +3,17 @@ gunicorn with production settings (config.settings.production, gunicorn.conf.py'
 with 1,000 designs and 1,000 quotes in the database.
 
 Goals on this 2-core machine: `GET /api/v1/designs/` and `GET /api/v1/quotes/` at >= 300 req/s
-with p95 < 100 ms; `POST /api/v1/designs/preview/` of 1,024 GPUs >= 300 req/s with p95 < 50 ms.
+with p95 < 100 ms; `POST /api/v1/designs/preview/` of 1,024 GPUs >= 300 req/s with p95 < 50 ms;
+and the same with a real Celery worker rendering proposal PDFs beside them, p95 < 150 ms.
 
 The database is SQLite in a temporary directory unless BENCH_DATABASE_URL names another (a
 PostgreSQL one is what production runs). The load generator is Python threads with http.client
 keep-alive connections, one per thread: it shares the two cores with the server, so the figures
-understate what a C client (wrk) would measure. Each figure is the median of ROUNDS rounds."""
+understate what a C client (wrk) would measure. Each figure is the median of ROUNDS rounds.
+
+The tables are ANALYZEd after seeding: a database in service has its planner statistics
+(PostgreSQL's autovacuum gathers them), and without them both databases chose other plans for
+the lists than they do in service."""
 
 import http.client
 import json
@@ -23,6 +28,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CONNECTIONS = 20
@@ -82,7 +88,10 @@ def prepare(env: dict[str, str], *, designs: int = DESIGNS, quotes: int = QUOTES
     """Migrate, load the catalog, seed the rows; returns a read-write API token."""
     manage = [sys.executable, "manage.py"]
     seed = SEED_SCRIPT % {"designs": designs, "quotes": quotes, "preview": json.dumps(PREVIEW_1024)}
-    for args in (["migrate", "-v0"], ["setup_roles"], ["load_catalog"], ["shell", "-c", seed]):
+    analyze = "from django.db import connection; connection.cursor().execute('ANALYZE')"
+    steps = (["migrate", "-v0"], ["setup_roles"], ["load_catalog"], ["shell", "-c", seed],
+             ["shell", "-c", analyze])  # fmt: skip
+    for args in steps:
         subprocess.run(manage + args, cwd=ROOT, env=env, check=True, capture_output=True)
     out = subprocess.run(
         [*manage, "api_token", "create", "--user", "bench", "--scope", "read-write"],
@@ -103,20 +112,29 @@ def production_env(workdir: str) -> dict[str, str]:
         "CELERY_DATA_DIR": f"{workdir}/celery",
         "MEDIA_ROOT": f"{workdir}/media",
     }
-    env.pop("REDIS_URL", None)
+    # Production's queues: under pytest, the test settings put their own names in the
+    # environment, and this server's broker is its own directory anyway.
+    for name in ("REDIS_URL", "DOCUMENTS_QUEUE", "CELERY_TASK_DEFAULT_QUEUE"):
+        env.pop(name, None)
     return env
 
 
 def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     """gunicorn as deployed (gunicorn.conf.py); only the address and the access log differ. Its
     own log (warnings: every 4xx the load or the fuzzing provokes) goes to server.log in the
-    working directory."""
+    working directory.
+
+    Server, worker and load client share this session (a process group of their own, not a
+    session): Linux's autogroup scheduling shares the CPU equally between sessions whatever
+    their processes' priorities, so a worker in a session of its own took as much CPU with
+    WORKER_NICENESS as without, which no deployment does (docker-compose weighs the services'
+    CPU shares, one scheduling domain as here)."""
     log = open(Path(env["MEDIA_ROOT"]).parent / "server.log", "ab")  # noqa: SIM115 (the server's)
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("gunicorn")), "config.wsgi:application",
          "--log-level", "warning"],
         cwd=ROOT, env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": ""},
-        start_new_session=True, stdout=log, stderr=subprocess.STDOUT,
+        process_group=0, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -288,6 +306,105 @@ ENDPOINTS = [
 ]
 
 
+# --- Beside a worker rendering PDFs --------------------------------------------------------------
+
+DOCUMENTS_QUEUED = 40  # at about 2 s of CPU each, more than the measurement can finish
+
+
+def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A real Celery worker on both queues, as Procfile.dev runs it (one process, so one render
+    at a time as docker-compose's `documents` service), at its configured priority."""
+    log = open(Path(env["MEDIA_ROOT"]).parent / "worker.log", "ab")  # noqa: SIM115 (the worker's)
+    return subprocess.Popen(
+        [str(Path(sys.executable).with_name("celery")), "-A", "config", "worker",
+         "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+         "-Q", "default,documents", "-n", f"bench-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, process_group=0, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+
+
+def _api(port: int, token: str, method: str, path: str, body: dict[str, Any] | None) -> Any:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request(method, path, body=json.dumps(body) if body else None, headers=_headers(token))
+    response = conn.getresponse()
+    answer = json.loads(response.read())
+    conn.close()
+    if response.status >= 300:
+        raise RuntimeError(f"{method} {path}: {response.status} {answer}")
+    return answer
+
+
+def queue_documents(port: int, token: str, count: int, start_date: str = "2027-01-04") -> list[int]:
+    """Ask for `count` proposals (of as many quotes, so none is an existing document) through the
+    API, as a sales engineer does; returns the documents' ids. Another `start_date` asks for
+    new documents of the same quotes."""
+    quotes = _api(port, token, "GET", f"/api/v1/quotes/?limit={count}", None)["results"]
+    request = {"kind": "proposal", "language": "zh-hans", "start_date": start_date}
+    return [
+        _api(port, token, "POST", f"/api/v1/quotes/{quote['id']}/documents/", request)["id"]
+        for quote in quotes
+    ]
+
+
+def documents_ready(port: int, token: str, ids: list[int]) -> int:
+    return sum(
+        _api(port, token, "GET", f"/api/v1/documents/{pk}/", None)["status"] == "ready"
+        for pk in ids
+    )
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """User and system CPU time of the live processes of one process group (the worker and its
+    pool process)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid:  # the fifth field, after state and parent: process group
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def measure_beside_worker(port: int, token: str, env: dict[str, str]) -> list[tuple]:
+    """Each endpoint again while the worker renders proposals. Reported beside the figures: how
+    many renders finished and how much CPU the worker had, so a worker that sat idle (or one
+    that starved the requests) shows."""
+    worker = start_worker(env)
+    results: list[tuple] = []
+    try:
+        ids = queue_documents(port, token, DOCUMENTS_QUEUED)
+        deadline = time.monotonic() + 60
+        while group_cpu_seconds(worker.pid) < 2.0:  # loaded Django and started a render
+            if time.monotonic() > deadline:
+                raise RuntimeError("the worker did not start rendering within 60 s")
+            time.sleep(0.5)
+        for label, method, path, body in ENDPOINTS:
+            short = label.split(" (")[0]
+            cpu_before, started = group_cpu_seconds(worker.pid), time.monotonic()
+            if shutil.which("wrk"):
+                figures = measure_wrk(port, token, method, path, body)
+            else:
+                figures = measure(port, token, method, path, body)
+            cores = (group_cpu_seconds(worker.pid) - cpu_before) / (time.monotonic() - started)
+            results.append((f"{short} beside a rendering worker (goal p95 < 150 ms): p95",
+                            figures["p95"]))  # fmt: skip
+            results.append((f"{short} beside a rendering worker: throughput", figures["rate"],
+                            "req/s"))  # fmt: skip
+            results.append((f"{short} beside a rendering worker: the worker's CPU", cores,
+                            "cores"))  # fmt: skip
+        results.append(("proposals rendered while measuring beside the worker",
+                        documents_ready(port, token, ids), "documents"))  # fmt: skip
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(30)
+    return results
+
+
 def load_average() -> float:
     """The machine's 1-minute load average: the conditions of a measurement. On 2 cores, above 2
     means other processes (a CI run) took CPU time from the server and the load generator."""
@@ -323,6 +440,8 @@ def run() -> list[tuple]:
                 results.append((f"{short}, wrk: throughput", figures["rate"], "req/s"))
                 results.append((f"{short}, wrk: p95", figures["p95"]))
                 results.append((f"{short}, wrk: median", figures["median"]))
+        if not os.environ.get("BENCH_LOAD_SINGLE_ONLY"):
+            results += measure_beside_worker(port, token, env)
         results.append(("load average (1 min) after measuring, 2 cores", load_average(), "load"))
         return results
     finally:

@@ -1,9 +1,22 @@
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def _yield_to_requests(**_: Any) -> None:
+    """Each pool process runs at a lower CPU priority (WORKER_NICENESS, default 10): a PDF render
+    is batch work that may take seconds longer, while web requests on the same cores are
+    someone waiting. With the two sharing a 2-core machine, a render at the same priority took
+    a core from the request workers and the lists' p95 grew (bench.load measures both)."""
+    os.nice(int(os.environ.get("WORKER_NICENESS", "10")))
+
+
+worker_process_init.connect(_yield_to_requests)

@@ -7,12 +7,13 @@ from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from catalog.models import Product
 from catalog.selectors import catalog_snapshot
 from core.errors import DomainError
+from core.selectors import owned_or_team
 from planner.engine.catalog import CatalogSnapshot
 from planner.models import Design
 
@@ -63,7 +64,7 @@ def designs_visible_to(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Desig
         return designs
     # One lazy query: nothing runs until the designs are read (a permission check that only
     # needs the model must not pay for the caller's team lookup).
-    return designs.filter(Q(owner=user) | Q(team__memberships__user=user)).distinct()
+    return designs.filter(owned_or_team(user.pk))
 
 
 class DesignNotFound(DomainError):

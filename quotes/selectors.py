@@ -10,10 +10,10 @@ from decimal import Decimal
 
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as AuthUser
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from core.models import Membership
+from core.selectors import owned_or_team
 from quotes import pricing
 from quotes.models import (
     AuditEvent,
@@ -50,10 +50,7 @@ def quotes_visible_to(user: User) -> QuerySet[Quote]:
         return quotes.none()
     if getattr(user, "is_superuser", False):
         return quotes
-    # The team as a subquery: the list costs no query of its own for the caller's membership
-    # and team (a user belongs to one team at most, so no row comes twice).
-    team = Membership.objects.filter(user=user).values("team_id")
-    return quotes.filter(Q(owner=user) | Q(team__in=team))
+    return quotes.filter(owned_or_team(user.pk))
 
 
 def revisions_of(quote: Quote) -> QuerySet[QuoteRevision]:
