@@ -7,9 +7,12 @@ with p95 < 100 ms; `POST /api/v1/designs/preview/` of 1,024 GPUs >= 300 req/s wi
 and the same with a real Celery worker rendering proposal PDFs beside them, p95 < 150 ms.
 
 The database is SQLite in a temporary directory unless BENCH_DATABASE_URL names another (a
-PostgreSQL one is what production runs). The load generator is Python threads with http.client
-keep-alive connections, one per thread: it shares the two cores with the server, so the figures
-understate what a C client (wrk) would measure. Each figure is the median of ROUNDS rounds.
+PostgreSQL one is what production runs); cache and broker are the embedded ones unless
+BENCH_REDIS_URL names a Redis database, which is emptied first (production runs Redis: every
+request then reads its token and rate limit there). The load generator is Python threads with
+http.client keep-alive connections, one per thread: it shares the two cores with the server, so
+the figures understate what a C client (wrk) would measure. Each figure is the median of ROUNDS
+rounds.
 
 The tables are ANALYZEd after seeding: a database in service has its planner statistics
 (PostgreSQL's autovacuum gathers them), and without them both databases chose other plans for
@@ -113,10 +116,20 @@ def production_env(workdir: str) -> dict[str, str]:
         "MEDIA_ROOT": f"{workdir}/media",
     }
     # Production's queues: under pytest, the test settings put their own names in the
-    # environment, and this server's broker is its own directory anyway.
+    # environment, and this server's broker is its own anyway.
     for name in ("REDIS_URL", "DOCUMENTS_QUEUE", "CELERY_TASK_DEFAULT_QUEUE"):
         env.pop(name, None)
+    if os.environ.get("BENCH_REDIS_URL"):
+        env["REDIS_URL"] = os.environ["BENCH_REDIS_URL"]
     return env
+
+
+def empty_redis(env: dict[str, str]) -> None:
+    """Messages and cached answers of an earlier run name rows this run's database lacks."""
+    if env.get("REDIS_URL"):
+        import redis
+
+        redis.Redis.from_url(env["REDIS_URL"]).flushdb()
 
 
 def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
@@ -414,6 +427,7 @@ def load_average() -> float:
 def run() -> list[tuple]:
     workdir = tempfile.mkdtemp(prefix="ezmax-bench-load-")
     env = production_env(workdir)
+    empty_redis(env)
     seeded = time.monotonic()
     token = prepare(env)
     results: list[tuple] = [
