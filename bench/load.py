@@ -159,9 +159,10 @@ def start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("gunicorn did not start")
 
 
-def stop(server: subprocess.Popen[bytes]) -> None:
-    os.killpg(server.pid, signal.SIGTERM)
-    server.wait(15)
+def stop(process: subprocess.Popen[bytes], timeout: float = 15) -> None:
+    """SIGTERM to the server's or worker's process group; waits for it to finish."""
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout)
 
 
 def _headers(token: str) -> dict[str, str]:
@@ -366,6 +367,13 @@ def documents_ready(port: int, token: str, ids: list[int]) -> int:
     )
 
 
+def proc_stat(pid: int | str) -> list[str]:
+    """A process's /proc/<pid>/stat fields after its name (proc(5): the state is [0], the
+    process group [2], user and system time [11] and [12], the nice value [16])."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rindex(")") + 2 :].split()
+
+
 def group_cpu_seconds(pgid: int) -> float:
     """User and system CPU time of the live processes of one process group (the worker and its
     pool process)."""
@@ -374,11 +382,10 @@ def group_cpu_seconds(pgid: int) -> float:
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = proc_stat(entry)
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid:  # the fifth field, after state and parent: process group
+        if int(fields[2]) == pgid:
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -413,8 +420,7 @@ def measure_beside_worker(port: int, token: str, env: dict[str, str]) -> list[tu
         results.append(("proposals rendered while measuring beside the worker",
                         documents_ready(port, token, ids), "documents"))  # fmt: skip
     finally:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(30)
+        stop(worker, timeout=30)
     return results
 
 

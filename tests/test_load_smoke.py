@@ -38,11 +38,6 @@ def test_production_server_answers_the_measured_endpoints_under_load():
         load.stop(server)
 
 
-def _nice(pid: int) -> int:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat[stat.rindex(")") + 2 :].split()[16])  # proc(5): the 19th field, nice
-
-
 def _worker_renders_beside(env: dict[str, str], port: int, token: str) -> None:
     worker = load.start_worker(env)
     try:
@@ -58,7 +53,6 @@ def _worker_renders_beside(env: dict[str, str], port: int, token: str) -> None:
         # worker's own priority, capped at 19 as nice(2) does.
         children = Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split()
         assert children, "the worker has no pool process"
-        assert _nice(int(children[0])) == min(19, os.nice(0) + 10)
+        assert int(load.proc_stat(children[0])[16]) == min(19, os.nice(0) + 10)
     finally:
-        os.killpg(worker.pid, 15)
-        worker.wait(30)
+        load.stop(worker, timeout=30)
