@@ -188,7 +188,7 @@ class QuoteSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         ]
 
     def get_current_revision(self, quote: Quote) -> dict[str, Any] | None:
-        # The API's list and detail fetch it for the whole page (`QuoteViewSet.shown`).
+        # The API's detail prefetches it (`QuoteViewSet.shown`).
         prefetched = getattr(quote, "current_revisions", None)
         if prefetched is not None:
             revision = prefetched[0] if prefetched else None
@@ -242,7 +242,8 @@ class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: 
     links = serializers.SerializerMethodField()
 
     def _current(self, quote: Quote) -> QuoteRevision | None:
-        # The list fetches it for the whole page (`QuoteViewSet.shown`).
+        # The API's list answers from `quotes.api.summaries`; this serializer describes its
+        # schema, and tests hold the two alike with the revision prefetched for the page.
         prefetched = getattr(quote, "current_revisions", None)
         if prefetched is None:
             return quote.current_revision

@@ -47,12 +47,6 @@ from quotes.serializers import (
 
 PROBLEM = {"description": "RFC 9457 problem+json"}
 ACTION_ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM}
-# What the list reads of each current revision (RevisionSummarySerializer), and the columns the
-# prefetch joins on; the JSON columns (design snapshot, tax breakdown) stay in the database.
-LIST_REVISION_FIELDS = (
-    "id", "quote_id", "number", "status", "currency", "subtotal", "tax", "total",
-    "optional_total", "valid_until", "created_at",
-)  # fmt: skip
 
 
 class QuotePermissions(ModelPermissions):
@@ -105,19 +99,17 @@ class QuoteViewSet(
         return self.get_paginated_response(quote_summaries(page))
 
     def shown(self, queryset: QuerySet[Quote]) -> QuerySet[Quote]:
-        # Each quote shows its current (highest-numbered) revision, fetched for the whole page
-        # at once: in the list its totals only (`QuoteListSerializer`), in the detail with its
-        # lines (`QuoteSerializer.get_current_revision`). Actions answer with a revision of
-        # their own and need none of it.
-        if self.action not in ("list", "retrieve"):
+        # The detail shows its current (highest-numbered) revision with its lines
+        # (`QuoteSerializer.get_current_revision`). The list builds its rows itself (`list`);
+        # actions answer with a revision of their own and need none of it.
+        if self.action != "retrieve":
             return queryset
         latest = QuoteRevision.objects.filter(quote=OuterRef("quote")).order_by("-number")
-        current = QuoteRevision.objects.filter(number=Subquery(latest.values("number")[:1]))
-        if self.action == "list":
-            current = current.only(*LIST_REVISION_FIELDS)
-            queryset = queryset.select_related(None).select_related("customer", "owner", "team")
-        else:
-            current = current.select_related("approved_by", "sent_by").prefetch_related("lines")
+        current = (
+            QuoteRevision.objects.filter(number=Subquery(latest.values("number")[:1]))
+            .select_related("approved_by", "sent_by")
+            .prefetch_related("lines")
+        )
         return queryset.prefetch_related(
             Prefetch("revisions", queryset=current, to_attr="current_revisions")
         )
