@@ -6,6 +6,7 @@ Amounts are those of test_services.py's quote: products 386,900.00 at 13% (50,29
 59,000.00 at 6% (3,540.00); subtotal 445,900.00, total 499,737.00."""
 
 import io
+import re
 import shutil
 import subprocess
 from decimal import Decimal
@@ -20,7 +21,7 @@ from planner.engine.cabling import CablingRow
 from planner.engine.catalog import MediaKind
 from quotes import services
 from quotes.models import Document, Quote, QuoteRevision, QuoteStatus
-from quotes.pdf import DRAFT_MARK, render_document, template_version_for
+from quotes.pdf import CABLING_ROWS_IN_PDF, DRAFT_MARK, render_document, template_version_for
 from tests.quotes.factories import small_result
 from tests.quotes.test_documents import full_catalog, make_quote  # noqa: F401 (a fixture)
 
@@ -202,3 +203,39 @@ def test_the_cabling_sheet_is_capped(monkeypatch):
     sheet = load_workbook(io.BytesIO(content))["Cabling"]
     assert sheet.max_row == 1 + 3 + 1  # header, 3 cables, the note
     assert "More than 3 cables" in sheet.cell(row=5, column=1).value
+
+
+@needs_poppler
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["zh-hans", "en"])
+def test_no_table_leaves_a_lone_row_on_a_page(
+    full_catalog,  # noqa: F811
+    engineer,
+    tmp_path,
+    language,
+):
+    """The 64-GPU proposal prints its cabling schedule in the body over several pages: its first
+    and last pages once held a single row each, under a header of their own. The totals of the
+    priced BOM once opened a page apart from the total before tax."""
+    # The default leaf (64 x 800G OSFP) takes two 400G NIC ports per cage: 48 cables, under
+    # quotes.pdf.CABLING_ROWS_IN_PDF, so the schedule is printed in the body.
+    request = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail"}
+    quote = make_quote(engineer, request=request)
+    result = quote.design.result
+    assert result["cables_total"] <= CABLING_ROWS_IN_PDF
+    content = render_document(quote.current_revision, kind="proposal", language=language).content
+    pages = _page_texts(content, tmp_path)
+    labels = [re.findall(r"\bCMP-\d{7}\b", text) for text in pages]
+    on_pages = [len(found) for found in labels if found]
+    # One row per cable, none lost or repeated at a page break.
+    assert sum(on_pages) == result["cables_total"], (on_pages, result["cables_total"])
+    assert len({label for found in labels for label in found}) == result["cables_total"]
+    assert len(on_pages) >= 2  # the schedule does break across pages
+    assert min(on_pages) >= 3, on_pages  # the first page of it or the last: never 1 or 2 rows
+    heading = "Cabling schedule" if language == "en" else "布线清单"
+    first = next(n for n, found in enumerate(labels) if found)
+    assert heading in pages[first]  # the heading and its first rows share a page
+    total = "Total before tax" if language == "en" else "税前合计"
+    grand = next(n for n, text in enumerate(pages) if total in text)
+    # The total and the taxes go over with the total before tax.
+    assert re.search(r"VAT|增值税", pages[grand]), pages[grand]
