@@ -5,12 +5,21 @@ measures the server as deployed."""
 import multiprocessing
 import os
 
+from core.http_limits import HEADER_FIELD_MAX_BYTES, HEADER_FIELDS_MAX, REQUEST_LINE_MAX_BYTES
+
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() + 1))
 # Sizing is CPU-bound, so processes, not threads. Sync workers take one connection at a time
 # from the shared listening socket, so requests go to whichever process is idle; with keep-alive
 # workers, connections stay pinned to one busy process and bench.api's p95 was twice as long.
-worker_class = "sync"
+# gunicorn's sync worker, whose own refusals (a request line or headers past the limits below,
+# bytes that are not HTTP) are problem+json like every other API error.
+worker_class = "config.gunicorn_worker.ProblemSyncWorker"
+# gunicorn's defaults, named once: the API schema documents them (414, 431), the worker's
+# problems state them.
+limit_request_line = REQUEST_LINE_MAX_BYTES
+limit_request_field_size = HEADER_FIELD_MAX_BYTES
+limit_request_fields = HEADER_FIELDS_MAX
 # Settings read the same variable (GUNICORN_TIMEOUT): an Idempotency-Key in flight for longer
 # belongs to a request gunicorn killed, and a retry may take it over.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))

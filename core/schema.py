@@ -5,6 +5,8 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
+from core.http_limits import HEADER_FIELD_MAX_BYTES, HEADER_FIELDS_MAX, REQUEST_LINE_MAX_BYTES
+
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     target_class = "core.authentication.BearerTokenAuthentication"
@@ -39,6 +41,11 @@ STANDARD_ERRORS = {
     "409": "Refused in the object's current state, or an Idempotency-Key still in flight.",
     "422": "Well-formed but not feasible, or an Idempotency-Key reused with another body.",
     "429": "Throttled; retry after the `Retry-After` seconds.",
+    # Answered by the server (config.gunicorn_worker) before the application reads the request.
+    "414": "The request line (method, path and query) is longer than "
+    f"{REQUEST_LINE_MAX_BYTES:,} bytes.",
+    "431": f"More than {HEADER_FIELDS_MAX} headers, or a header longer than "
+    f"{HEADER_FIELD_MAX_BYTES:,} bytes.",
 }
 _CONTENT = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 

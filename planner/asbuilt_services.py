@@ -87,6 +87,9 @@ def problem_text(problem: asbuilt.Problem) -> str:
         "bad_header": _("The first line must be the header %(expected)s."),
         "columns": _("%(count)s columns; a line has %(expected)s."),
         "blank_field": _("A column is empty."),
+        "bad_csv": _(
+            "This line cannot be read as CSV: a field is longer than %(limit)s characters."
+        ),
         "bad_json": _("This is not valid JSON (%(reason)s)."),
         "no_device": _(
             "One lldpctl output and no device name: name the file after the switch "

@@ -28,10 +28,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.engine.cabling import CablingRow
 from planner.handover.cable_ids import Cable, legs
+
+if TYPE_CHECKING:
+    from _csv import Reader
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 MAX_PROBLEMS = 50  # an upload that is wrong everywhere is told its first fifty problems
@@ -150,10 +153,12 @@ def decode(data: bytes) -> str:
 
 
 def parse_csv(text: str) -> list[Neighbour]:
-    reader = csv.reader(io.StringIO(text))
+    # newline="": the csv module reads line breaks itself, a lone CR (old Mac files) included;
+    # StringIO's default split only at LF and csv refused the CR left inside a line.
+    reader = csv.reader(io.StringIO(text, newline=""))
     out: list[Neighbour] = []
     header: tuple[str, ...] | None = None
-    for row in reader:
+    for row in _rows(reader):
         line = reader.line_num
         if not any(cell.strip() for cell in row):
             continue
@@ -277,6 +282,20 @@ def _chassis_name(chassis: Any) -> str:
         return str(name.get("value", "")) if isinstance(name, dict) else str(name or "")
     names = [key for key in chassis if key not in ("id", "descr", "mgmt-ip", "capability")]
     return str(names[0]) if len(names) == 1 else ""
+
+
+def _rows(reader: Reader) -> Iterator[list[str]]:
+    """The reader's rows. What the csv module refuses (short of strict mode, only a field past
+    its size limit) is refused naming the line, not a crash."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error:
+            limit = f"{csv.field_size_limit():,}"
+            raise _reject("bad_csv", max(reader.line_num, 1), limit=limit) from None
+        yield row
 
 
 def _port_name(port: Any) -> str:

@@ -12,6 +12,8 @@ import zipfile
 
 import pytest
 from django.core.files.storage import default_storage
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planner import asbuilt_services, services
 from planner.asbuilt_models import AsBuiltCheck
@@ -137,6 +139,48 @@ def test_csv_finds_the_same(engineer, design):
     check = _run(engineer, design, _csv(_faulty(links)), "neighbours.csv")
     assert check.format == "csv"
     _assert_faults_found(check, links)
+
+
+@pytest.mark.django_db
+def test_csv_with_old_mac_line_breaks_finds_the_same(engineer, design):
+    # A lone CR ends each line (classic Mac OS): Schemathesis's upload of such a file was a 500.
+    links = _links(design)
+    check = _run(engineer, design, _csv(_faulty(links)).replace(b"\r\n", b"\r"), "n.csv")
+    _assert_faults_found(check, links)
+
+
+@pytest.mark.django_db
+def test_a_field_past_the_csv_limit_is_refused_naming_its_line(engineer, design):
+    header = b"device,port,neighbor_device,neighbor_port\n"
+    long_row = b"leaf01,swp1,srv0001," + b"x" * (csv.field_size_limit() + 1) + b"\n"
+    assert _problems(engineer, design, header + b"leaf01,swp2,srv0002,c1\n" + long_row) == [
+        f"Line 3: This line cannot be read as CSV: a field is longer than "
+        f"{csv.field_size_limit():,} characters."
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.one_of(
+        st.binary(max_size=400),
+        # Text shaped like a neighbour file: commas, quotes, every kind of line break, NUL.
+        st.text(alphabet=st.sampled_from(list('ab1,"\r\n\x00\t {}[]é交')), max_size=400).map(
+            lambda text: ("device,port,neighbor_device,neighbor_port\n" + text).encode()
+        ),
+    ),
+    filename=st.sampled_from(["n.csv", "leaf01.json", "x.txt"]),
+)
+def test_any_upload_is_read_or_refused_in_words(data, filename):
+    # Pure reading (no database): whatever the bytes, the answer is neighbours or named
+    # problems, never another exception (which the API turned into a 500).
+    problems = []
+    try:
+        _kind, neighbours = asbuilt.read_upload(data, filename=filename)
+    except asbuilt.UploadRejected as refused:
+        problems, neighbours = refused.problems, []
+        assert problems, data  # a refusal names at least one problem
+    assert all(problem.code for problem in problems)
+    assert all(n.device and n.port for n in neighbours)
 
 
 @pytest.mark.django_db
