@@ -84,7 +84,7 @@ class StrictFilterSet(django_filters.FilterSet):
         if self.is_bound and is_api_request(self.request) and not self._empty_checked:
             # once: the filter backend asks is_valid, then `qs` validates again
             self._empty_checked = True
-            for name in self.filters:
+            for name, filter_ in self.filters.items():
                 values = self.data.getlist(name) if hasattr(self.data, "getlist") else []
                 if any(not str(value).strip() for value in values):
                     self.form.add_error(
@@ -94,7 +94,23 @@ class StrictFilterSet(django_filters.FilterSet):
                             code="empty",
                         ),
                     )
+                elif len(values) > 1 and not _takes_many(filter_):
+                    # `?gpus_max=1&gpus_max=2` filtered by the last one alone: which one the
+                    # caller meant is theirs to say (Schemathesis sent the parameter as a list).
+                    self.form.add_error(
+                        name,
+                        forms.ValidationError(
+                            _("Give this filter one value; it was given %(count)s."),
+                            code="repeated",
+                            params={"count": len(values)},
+                        ),
+                    )
         return valid and not self.form.errors
+
+
+def _takes_many(filter_: Any) -> bool:
+    field_class = filter_.field_class
+    return issubclass(field_class, (forms.MultipleChoiceField, forms.ModelMultipleChoiceField))
 
 
 # A string filter: at least one character, as the API's rule above says (the schema then tells

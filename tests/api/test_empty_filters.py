@@ -7,6 +7,9 @@ covered without touching this file."""
 import pytest
 from rest_framework.test import APIClient
 
+from customers.models import Customer
+from tests.catalog.factories import VendorFactory
+
 pytestmark = pytest.mark.django_db
 
 PAGING = {"cursor", "limit"}  # core.pagination's own parameters, refused in their own way
@@ -95,3 +98,36 @@ def test_a_count_filter_takes_whole_numbers_a_column_holds(engineer, value):
     assert response.status_code == 400, value
     assert list(response.json()["errors"]) == ["gpus_min"]
     assert api.get("/api/v1/designs/", {"gpus_min": "1024"}).status_code == 200
+
+
+def _a_valid_value(schema: dict) -> str:
+    if "enum" in schema:
+        return str(schema["enum"][0])
+    kind, form = schema.get("type"), schema.get("format")
+    if form == "date":
+        return "2026-01-05"
+    if form == "date-time":
+        return "2026-01-05T00:00:00Z"
+    return {"integer": "1", "number": "1", "boolean": "true"}.get(kind, "x")
+
+
+def test_a_filter_given_twice_is_a_400_naming_it(client, engineer):
+    """`?gpus_max=1&gpus_max=2` once filtered by the last value alone, silently (Schemathesis
+    sent a parameter as a list). Each value here is one the filter accepts alone."""
+    api = APIClient()
+    api.force_authenticate(engineer)
+    customer = Customer.objects.create(name_en="Twice Lab", team=engineer.membership.team)
+    vendor = VendorFactory()
+    # the filters that choose among rows of the database
+    ids = {"customer": str(customer.pk), "vendor": vendor.code}
+    checked = 0
+    for path, parameter in filter_parameters(client):
+        name = parameter["name"]
+        value = ids.get(name) or _a_valid_value(parameter["schema"])
+        alone = api.get(path, {name: value}, HTTP_ACCEPT_LANGUAGE="en")
+        assert alone.status_code == 200, (path, name, value, alone.content)
+        twice = api.get(f"{path}?{name}={value}&{name}={value}", HTTP_ACCEPT_LANGUAGE="en")
+        assert twice.status_code == 400, (path, name, twice.content)
+        assert twice.json()["errors"] == {name: ["Give this filter one value; it was given 2."]}
+        checked += 1
+    assert checked >= 20
