@@ -28,6 +28,7 @@ from catalog.models import (
     Vendor,
 )
 from catalog.selectors import default_price_list, margin
+from core.api.json_types import JsonTypes
 
 VIEW_COST = "catalog.view_cost"
 COST_FIELDS = ("cost", "cost_currency", "cost_is_sample", "margin")
@@ -114,7 +115,7 @@ class ListPriceSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         fields = ["price_list", "currency", "amount", "is_sample", "note"]
 
 
-class ProductSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ProductSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
     """Products with their typed spec (read-only here: specs are edited in the admin or the seed).
 
     Writes (catalog managers) cover the product's own fields."""
@@ -202,7 +203,7 @@ class ProductSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return None if value is None else str(value)  # a decimal string, never a float
 
 
-class MediaRuleSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class MediaRuleSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = MediaRule
         fields = ["id", "speed_gbps", "media", "max_reach_m", "stock_lengths_m", "source"]

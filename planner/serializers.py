@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from core.api.base import ShallowFieldCopies
+from core.api.json_types import JsonTypes
 from planner.engine.request import Fabric, LeafPlacement, MediaPolicy
 from planner.models import Design, Scenario
 
@@ -35,7 +36,7 @@ class NumberField(serializers.FloatField):
         return float(super().to_internal_value(data))
 
 
-class PlaneSerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
     nic_speed = serializers.IntegerField(required=False, min_value=1, help_text="Gbps per port")
     ports = serializers.IntegerField(required=False, min_value=1, help_text="ports per server")
     nic = serializers.CharField(required=False, help_text="catalog NIC SKU")
@@ -46,7 +47,7 @@ class PlaneSerializer(ShallowFieldCopies, serializers.Serializer):  # type: igno
     storage_node_ports = serializers.IntegerField(required=False, min_value=0)
 
 
-class DesignRequestSerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
     """The same fields as `manage.py size` (CLI option names with underscores)."""
 
     gpus = serializers.IntegerField(help_text=_("Number of GPUs in the cluster."))

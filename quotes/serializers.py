@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from catalog.models import Currency
 from core.api.base import ShallowFieldCopies
+from core.api.json_types import JsonTypes
 from quotes.models import Quote, QuoteLine, QuoteRevision, QuoteStatus, percent_text
 from quotes.services.terms import PHASES
 
@@ -275,7 +276,7 @@ class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: 
         }
 
 
-class QuoteCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class QuoteCreateSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
     design = serializers.IntegerField(help_text="Id of a sized design visible to the caller.")
     customer = serializers.IntegerField(help_text="Id of a customer of the caller's team.")
     opportunity = serializers.IntegerField(required=False, allow_null=True, default=None)
@@ -310,7 +311,7 @@ class QuoteCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class LineUpdateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class LineUpdateSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
     """What may change on a line of an editable revision; fields left out keep their value."""
 
     quantity = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LINE_QUANTITY)
@@ -370,7 +371,7 @@ class MilestoneSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class CommercialTermsSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class CommercialTermsSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
     """VAT per line kind (in percent), payment milestones (summing to 100%), terms and validity
     of the current revision; fields left out keep their value. Nothing is saved unless every
     field is valid."""
@@ -396,7 +397,7 @@ class FreightSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class RejectSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class RejectSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
     reason = serializers.CharField(max_length=500)
 
 

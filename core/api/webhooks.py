@@ -12,11 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.base import ApiViewSet, User
+from core.api.json_types import JsonTypes
 from core.models import WebhookAttempt, WebhookDelivery, WebhookEvent, WebhookSubscription
 from core.webhooks import TargetRefused, webhook_subscription_create, webhook_url_check
 
 
-class WebhookSubscriptionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class WebhookSubscriptionSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
     events = serializers.ListField(
         child=serializers.ChoiceField(choices=WebhookEvent.values), allow_empty=False
     )

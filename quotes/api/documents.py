@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.base import ApiViewSet, User
+from core.api.json_types import JsonTypes
 from quotes import selectors
 from quotes.document_views import document_file_response
 from quotes.documents import document_request
@@ -46,7 +47,7 @@ class DocumentSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return {"self": base, "download": f"{base}download/" if ready else None}
 
 
-class DocumentRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DocumentRequestSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
     kind = serializers.ChoiceField(choices=DocumentKind.choices, default=DocumentKind.PROPOSAL)
     language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
     start_date = serializers.DateField(required=False, help_text="First day of the project plan.")
