@@ -4,11 +4,12 @@
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.api.base import ShallowFieldCopies
-from core.api.json_types import JsonTypes
-from planner.engine.request import Fabric, LeafPlacement, MediaPolicy
+from core.api.json_types import JsonTypes, has_json_type
+from planner.engine.request import MAX_OVERSUBSCRIPTION, Fabric, LeafPlacement, MediaPolicy
 from planner.models import Design, Scenario
 
 MEDIA_POLICY_CHOICES = [(m.value, m.value) for m in MediaPolicy]
@@ -34,6 +35,44 @@ class NumberField(serializers.FloatField):
         if isinstance(data, bool):
             self.fail("invalid")
         return float(super().to_internal_value(data))
+
+
+RATIO_PATTERN = r"^\s*\d+(\.\d+)?\s*(:\s*\d+(\.\d+)?\s*)?$"
+TIER_RATIO = {"type": "number", "minimum": 1, "maximum": MAX_OVERSUBSCRIPTION}
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            TIER_RATIO,
+            {"type": "string", "pattern": RATIO_PATTERN, "example": "3:1"},
+            {
+                "type": "object",
+                "properties": {"leaf": TIER_RATIO, "spine": TIER_RATIO},
+                "additionalProperties": False,
+            },
+        ]
+    }
+)
+class OversubscriptionField(serializers.JSONField):
+    """A ratio (3), a ratio as written ("3:1") or one per tier ({"leaf": 3, "spine": 1}). The
+    engine reads the values (and names the tier that is out of range); here a JSON value of
+    another kind is refused, as JsonTypes refuses one for a typed field: `true` or `"2"` for a
+    tier's ratio."""
+
+    # DRF formats the message (str.format): the object's braces are doubled.
+    default_error_messages = {
+        "invalid": _(
+            'Give a number, a ratio such as "3:1", or one per tier: {{"leaf": 3, "spine": 1}}.'
+        )
+    }
+
+    def to_internal_value(self, data: Any) -> Any:
+        tiers = data.values() if isinstance(data, dict) else [data]
+        numbers = all(has_json_type(value, "number") for value in tiers)
+        if not (isinstance(data, str) or numbers):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
@@ -63,7 +102,7 @@ class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Seriali
     leaf = serializers.CharField(required=False, help_text=_("PORTSxSPEED (e.g. 64x400) or SKU."))
     spine = serializers.CharField(required=False)
     core = serializers.CharField(required=False)
-    oversubscription = serializers.JSONField(
+    oversubscription = OversubscriptionField(
         required=False,
         help_text=_('Downlink:uplink ratio, e.g. 1 or 3, or per tier {"leaf": 2, "spine": 1}.'),
     )

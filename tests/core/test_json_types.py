@@ -142,3 +142,28 @@ def test_a_text_is_measured_as_sent(engineer):
     padded = DesignCreateSerializer(data={**base, "name": "    " + longest})
     assert not padded.is_valid()
     assert list(padded.errors) == ["name"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("value", "taken"),
+    [
+        (3, True), ("3:1", True), ("3", True), ({"leaf": 2, "spine": 1.5}, True),
+        (True, False), ([3], False), ({"leaf": "2"}, False), ({"leaf": True}, False),
+    ],
+)  # fmt: skip
+def test_oversubscription_is_a_number_a_ratio_or_one_per_tier(engineer, value, taken):
+    client = APIClient()
+    client.force_authenticate(engineer)
+    body = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "oversubscription": value}
+    response = client.post("/api/v1/designs/preview/", body, format="json")
+    assert response.status_code == (200 if taken else 400), response.content
+    if not taken:
+        assert list(response.json()["errors"]) == ["oversubscription"]
+
+
+def test_oversubscription_schema_names_its_three_shapes():
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    field = schema["components"]["schemas"]["DesignRequest"]["properties"]["oversubscription"]
+    shapes = [shape["type"] for shape in field["oneOf"]]
+    assert shapes == ["number", "string", "object"]
