@@ -171,7 +171,9 @@ class QuoteRevision(models.Model):
     total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, default=0)
     optional_total = models.DecimalField(max_digits=16, decimal_places=2, default=0)
     cost_total = models.DecimalField(max_digits=16, decimal_places=2, default=0)
-    margin_percent = models.DecimalField(max_digits=7, decimal_places=2, null=True, blank=True)
+    # A cost far above a price is a margin of minus millions of percent: 24 digits, as the
+    # line's effective discount.
+    margin_percent = models.DecimalField(max_digits=24, decimal_places=2, null=True, blank=True)
     max_discount_percent = models.DecimalField(max_digits=6, decimal_places=2, default=0)
     approval_reasons = models.JSONField(_("approval needed because"), default=list, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
@@ -334,7 +336,9 @@ class QuoteLine(models.Model):
         _("list price"), max_digits=14, decimal_places=2, default=0
     )
     base_unit_price = models.DecimalField(max_digits=14, decimal_places=2, default=0)
-    effective_discount_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
+    # Derived from an override: a price far above the base is a discount of minus millions of
+    # percent. 24 digits hold any ratio of two amounts under 10^14 to a cent (10^18 %).
+    effective_discount_percent = models.DecimalField(max_digits=24, decimal_places=2, default=0)
     unit_price = models.DecimalField(_("unit price"), max_digits=14, decimal_places=2, default=0)
     line_total = models.DecimalField(_("line total"), max_digits=16, decimal_places=2, default=0)
     unit_cost = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)

@@ -8,7 +8,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import DecimalField, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -40,10 +40,46 @@ def policy_rules() -> list[pricing.PolicyRule]:
     ]
 
 
+LINE_AMOUNTS = ("list_unit_price", "base_unit_price", "unit_price", "line_total", "unit_cost")
+REVISION_AMOUNTS = (
+    "list_total", "subtotal", "tax", "total", "optional_total", "cost_total",
+)  # fmt: skip
+
+
+def _bound(model: type[QuoteLine] | type[QuoteRevision], name: str) -> Decimal:
+    """The first amount the column cannot hold: 10 ** (digits before the point)."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, DecimalField)
+    return Decimal(10) ** ((field.max_digits or 0) - (field.decimal_places or 0))
+
+
+def _check_amounts(revision: QuoteRevision, priced: pricing.PricedQuote) -> None:
+    """Every amount fits the column it is stored in: a quantity of 85,736 at an override of
+    53,660.97 gave a line whose derived amounts overflowed (a 500 on SQLite's read-back, a
+    DataError on PostgreSQL's write; Schemathesis). Refused in words, before anything is
+    written; the service's transaction undoes the change that led here."""
+    amounts = [
+        (_bound(QuoteLine, name), getattr(line, name))
+        for line in priced.lines
+        for name in LINE_AMOUNTS
+    ] + [(_bound(QuoteRevision, name), getattr(priced.totals, name)) for name in REVISION_AMOUNTS]
+    if all(value is None or abs(value) < bound for bound, value in amounts):
+        return
+    limit = _bound(QuoteRevision, "total") - Decimal("0.01")
+    raise QuoteInvalid(
+        _(
+            "The amounts would exceed what a quote holds (%(limit)s %(currency)s): lower the "
+            "quantity or the unit price."
+        )
+        % {"limit": f"{limit:,}", "currency": revision.currency}
+    )
+
+
 def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
     """Price the revision from its frozen inputs; store line results, totals and the policy
     rules it breaks."""
     priced = revision_priced(revision)
+    _check_amounts(revision, priced)
     lines = {str(line.pk): line for line in revision.lines.all()}
     changed = []
     for result in priced.lines:

@@ -336,3 +336,41 @@ def test_note_lines_and_missing_prices(quote, engineer):
     PriceList.objects.all().delete()
     with pytest.raises(QuoteInvalid):
         services.revision_line_add(user=engineer, revision=revision, sku="MSN2700-CS2F")
+
+
+def test_a_line_whose_amounts_would_overflow_is_refused_and_nothing_changes(quote, engineer):
+    from rest_framework.test import APIClient
+
+    revision = current(quote)
+    nic = revision.lines.get(sku="MCX623106AN-CDAT")
+    before = (nic.quantity, nic.override_unit_price, nic.line_total, revision.total)
+    # The largest quantity (100,000,000) at the largest unit price (14 digits: just under 10^12)
+    # is about 10^20, past a line total's 14 digits before the point.
+    with pytest.raises(QuoteInvalid, match="exceed what a quote holds"):
+        services.revision_line_update(
+            user=engineer, line=nic, quantity=100_000_000, override_unit_price=D("999999999999.99")
+        )
+    client = APIClient()
+    client.force_authenticate(engineer)
+    # Schemathesis's case, 85,736 at 53,660.97 (4.6 x 10^9), fits: what overflowed there was the
+    # derived discount (below). 10^8 at 9,999,999.99 is about 10^15: it does not.
+    response = client.patch(
+        f"/api/v1/quotes/{quote.pk}/lines/{nic.pk}/",
+        {"quantity": 100_000_000, "override_unit_price": "9999999.99"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 400, response.content
+    assert "exceed what a quote holds" in response.json()["detail"]
+    nic.refresh_from_db()
+    revision.refresh_from_db()
+    assert (nic.quantity, nic.override_unit_price, nic.line_total, revision.total) == before
+
+    # A markup the percent column once could not hold (7 digits): 10,000 times the base price
+    # is a discount of (1 - 10,000) x 100 = -999,900 %.
+    services.revision_line_update(
+        user=engineer, line=nic, override_unit_price=nic.base_unit_price * 10_000
+    )
+    nic.refresh_from_db()
+    assert nic.effective_discount_percent == D("-999900.00")
+    assert client.get(f"/api/v1/quotes/{quote.pk}/").status_code == 200
