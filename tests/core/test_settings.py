@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from gunicorn.workers.sync import SyncWorker
+
+from config.gunicorn_worker import ProblemSyncWorker
+from core.http_limits import REQUEST_LINE_MAX_BYTES
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = {
@@ -74,8 +78,11 @@ def test_gunicorn_runs_sync_workers_from_its_config_file_everywhere():
         for line in result.stdout.splitlines()
         if "=" in line
     }
-    assert config["worker_class"] == "sync"
+    # gunicorn's sync worker, whose own refusals are problem+json (config.gunicorn_worker)
+    assert config["worker_class"] == "config.gunicorn_worker.ProblemSyncWorker"
+    assert issubclass(ProblemSyncWorker, SyncWorker)
     assert config["workers"] == "5"
+    assert config["limit_request_line"] == str(REQUEST_LINE_MAX_BYTES)
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     dockerfile = (ROOT / "Dockerfile").read_text()
     for command in (compose["services"]["web"]["command"], dockerfile):
