@@ -119,7 +119,7 @@ def test_a_filter_given_twice_is_a_400_naming_it(client, engineer):
     customer = Customer.objects.create(name_en="Twice Lab", team=engineer.membership.team)
     vendor = VendorFactory()
     # the filters that choose among rows of the database
-    ids = {"customer": str(customer.pk), "vendor": vendor.code}
+    ids = {"customer": str(customer.pk), "vendor": vendor.code, "author": str(engineer.pk)}
     checked = 0
     for path, parameter in filter_parameters(client):
         name = parameter["name"]
