@@ -1,6 +1,7 @@
 """The design request as the API documents it. The serializer checks types and shapes; the engine's
 `parse_request` then checks the network rules, and its field errors come back the same way."""
 
+import re
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -68,11 +69,18 @@ class OversubscriptionField(serializers.JSONField):
     }
 
     def to_internal_value(self, data: Any) -> Any:
-        tiers = data.values() if isinstance(data, dict) else [data]
-        numbers = all(has_json_type(value, "number") for value in tiers)
-        if not (isinstance(data, str) or numbers):
+        # "" too: the engine reads it as "not given" (a form's empty field); in JSON, leaving the
+        # field out says that, and "" is no ratio (the schema's pattern).
+        if isinstance(data, str):
+            if not re.fullmatch(RATIO_PATTERN, data):
+                self.fail("invalid")
+        elif not all(has_json_type(value, "number") for value in _tiers(data)):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+def _tiers(data: Any) -> list[Any]:
+    return list(data.values()) if isinstance(data, dict) else [data]
 
 
 class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]

@@ -150,6 +150,7 @@ def test_a_text_is_measured_as_sent(engineer):
     [
         (3, True), ("3:1", True), ("3", True), ({"leaf": 2, "spine": 1.5}, True),
         (True, False), ([3], False), ({"leaf": "2"}, False), ({"leaf": True}, False),
+        ("", False), ("3 to 1", False), ({}, True),
     ],
 )  # fmt: skip
 def test_oversubscription_is_a_number_a_ratio_or_one_per_tier(engineer, value, taken):
