@@ -28,16 +28,6 @@ REQUEST_EXAMPLE = {
 }
 
 
-class NumberField(serializers.FloatField):
-    """A JSON number. DRF's FloatField takes `false` as 0.0 (float(False)); a boolean where a
-    length or ratio belongs is a mistake to name, not a zero to size with."""
-
-    def to_internal_value(self, data: Any) -> float:
-        if isinstance(data, bool):
-            self.fail("invalid")
-        return float(super().to_internal_value(data))
-
-
 RATIO_PATTERN = r"^\s*\d+(\.\d+)?\s*(:\s*\d+(\.\d+)?\s*)?$"
 TIER_RATIO = {"type": "number", "minimum": 1, "maximum": MAX_OVERSUBSCRIPTION}
 
@@ -87,7 +77,7 @@ class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  #
     nic_speed = serializers.IntegerField(required=False, min_value=1, help_text="Gbps per port")
     ports = serializers.IntegerField(required=False, min_value=1, help_text="ports per server")
     nic = serializers.CharField(required=False, help_text="catalog NIC SKU")
-    oversubscription = NumberField(required=False, min_value=1)
+    oversubscription = serializers.FloatField(required=False, min_value=1)
     leaf = serializers.CharField(required=False, help_text="PORTSxSPEED or a switch SKU")
     spine = serializers.CharField(required=False, help_text="PORTSxSPEED or a switch SKU")
     storage_nodes = serializers.IntegerField(required=False, min_value=0)
@@ -130,13 +120,13 @@ class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Seriali
     dual_homing = serializers.BooleanField(required=False)
     rails_per_plane = serializers.IntegerField(required=False, min_value=1)
     servers_per_rack = serializers.IntegerField(required=False, min_value=1)
-    rack_width_m = NumberField(required=False, min_value=0.1)
+    rack_width_m = serializers.FloatField(required=False, min_value=0.1)
     racks_per_row = serializers.IntegerField(required=False, min_value=1)
     leaf_placement = serializers.ChoiceField(
         choices=[p.value for p in LeafPlacement], required=False
     )
-    spine_row_distance_m = NumberField(required=False, min_value=0)
-    cable_slack_m = NumberField(required=False, min_value=0)
+    spine_row_distance_m = serializers.FloatField(required=False, min_value=0)
+    cable_slack_m = serializers.FloatField(required=False, min_value=0)
     max_rack_power_w = serializers.IntegerField(required=False, min_value=1)
     storage = PlaneSerializer(required=False)
     frontend = PlaneSerializer(required=False)

@@ -89,6 +89,12 @@ def _too_long(field: fields.CharField, value: Any) -> bool:
     return field.max_length is not None and isinstance(value, str) and len(value) > field.max_length
 
 
+# A field's JSON type by serializer class and field name: a class's fields are the same on every
+# request (a context may leave some out, never retype one), so the type is worked out once, not
+# on every preview.
+_TYPES: dict[tuple[type, str], str | None] = {}
+
+
 class JsonTypes(serializers.Serializer):  # type: ignore[type-arg]
     """The first base of an input serializer (a Serializer or ModelSerializer)."""
 
@@ -99,7 +105,10 @@ class JsonTypes(serializers.Serializer):  # type: ignore[type-arg]
                 value = data.get(name)
                 if field.read_only or value is None:
                     continue
-                expected = json_type(field)
+                key = (type(self), name)
+                if key not in _TYPES:
+                    _TYPES[key] = json_type(field)
+                expected = _TYPES[key]
                 if expected is not None and not has_json_type(value, expected):
                     errors[name] = [MESSAGES[expected]]
                 elif isinstance(field, fields.CharField) and _too_long(field, value):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 from django.db.models import DecimalField, Q
@@ -46,6 +47,7 @@ REVISION_AMOUNTS = (
 )  # fmt: skip
 
 
+@cache
 def _bound(model: type[QuoteLine] | type[QuoteRevision], name: str) -> Decimal:
     """The first amount the column cannot hold: 10 ** (digits before the point)."""
     field = model._meta.get_field(name)
