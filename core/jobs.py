@@ -39,7 +39,8 @@ Progress = Callable[[int, str], None]
 
 
 class JobFailed(Exception):
-    """Raised by a kind's `store` when the result cannot be kept; `message` is for the user."""
+    """Raised by a kind's `work` (it refuses) or `store` (the result cannot be kept); `message` is
+    for the user and becomes the failed job's error."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -319,6 +320,9 @@ def job_run(*, kind: JobKind[J, R], job_id: int) -> J:
     except SoftTimeLimitExceeded:
         logger.warning("%s %s: soft time limit", kind.model.__name__, job_id)
         return job_fail_if_held(kind=kind, job_id=job_id, owner=owner, message=kind.timed_out)
+    except JobFailed as failed:  # the work refused, in words the reader is shown
+        logger.warning("%s %s: %s", kind.model.__name__, job_id, failed.message)
+        return job_fail_if_held(kind=kind, job_id=job_id, owner=owner, message=failed.message)
     except Exception:
         logger.exception("%s %s: failed", kind.model.__name__, job_id)
         return job_fail_if_held(kind=kind, job_id=job_id, owner=owner, message=kind.crashed)

@@ -15,8 +15,9 @@ from planner import presenters
 from planner.engine.catalog import CatalogSnapshot
 from planner.engine.errors import DesignError
 from planner.engine.request import RequestError, parse_request
+from planner.engine.result import DesignResult
 from planner.engine.sizing import size
-from planner.i18n import localized_notes
+from planner.i18n import localized_notes, translated
 from planner.models import Design, SizingSnapshot
 from planner.services import (
     DesignNotFeasible,
@@ -71,11 +72,24 @@ def _per_gpu(cost: str | None, gpus: int) -> Decimal | None:
     return (Decimal(cost) / gpus).quantize(CENT) if cost is not None and gpus else None
 
 
+# The engine's note that an alternative's cost leaves lines out (planner.engine.sizing): a note
+# for the sales engineer, which a customer's copy leaves out with the figure it qualifies.
+UNPRICED_NOTE = "%(lines)s lines have no price yet; the cost leaves them out."
+
+
+def _notes(result: DesignResult, customer_copy: bool) -> tuple[str, ...]:
+    if not customer_copy or not result.notes_text:
+        return tuple(localized_notes(result))
+    return tuple(translated(n) for n in result.notes_text if n.template != UNPRICED_NOTE)
+
+
 def alternative_rows(
-    *, request_data: Mapping[str, object], catalog: CatalogSnapshot
+    *, request_data: Mapping[str, object], catalog: CatalogSnapshot, customer_copy: bool = False
 ) -> list[AlternativeRow]:
     """Up to three alternatives to the quoted request, on `catalog` and its prices. Empty when
-    the request no longer sizes on it (nothing to compare with)."""
+    the request no longer sizes on it (nothing to compare with). `customer_copy`: for a document
+    approved for the customer, which shows no figure that leaves unpriced lines out and no note
+    about them."""
     prices = catalog_prices(catalog)
     try:
         quoted = size(parse_request(request_data, catalog), catalog, prices)
@@ -89,6 +103,8 @@ def alternative_rows(
         tiers = {tier.role: tier for tier in design.compute.tiers}
         cost = _per_gpu(design.cost, design.gpus)
         priced = cost is not None and not design.unpriced_lines
+        if customer_copy and not priced:
+            cost = None
         rows.append(
             AlternativeRow(
                 label=_label(design.label),
@@ -102,8 +118,8 @@ def alternative_rows(
                 power_w=design.power_w,
                 cost_per_gpu=cost,
                 delta_per_gpu=cost - base if priced and base is not None and cost else None,
-                partly_unpriced=design.unpriced_lines > 0,
-                notes=tuple(localized_notes(result)),
+                partly_unpriced=design.unpriced_lines > 0 and not customer_copy,
+                notes=_notes(result, customer_copy),
             )
         )
     return rows

@@ -212,7 +212,7 @@ def export_chunks(*, design: Design, format: str) -> Iterator[str]:
     if format == ExportFormat.CABLING_CSV:
         return exports.cabling_csv_chunks(services.design_cabling(design=design))
     if format == ExportFormat.BOM_CSV:
-        return iter([exports.bom_csv(design.result or {}).decode()])
+        return iter([exports.design_bom_csv(design=design).decode()])
     raise DomainError(_("Unknown export format: %(format)s.") % {"format": format}, field="format")
 
 
@@ -255,6 +255,14 @@ def _write_labels(job: ExportJob, progress: Progress) -> WrittenExport:
 
 
 def _write(job: ExportJob, progress: Progress) -> WrittenExport:
+    try:
+        return _written(job, progress)
+    except services.DesignEngineChanged as exc:
+        # Refused in words (the engine would no longer derive the saved design), not a crash.
+        raise JobFailed(exc.message) from exc
+
+
+def _written(job: ExportJob, progress: Progress) -> WrittenExport:
     if job.format == ExportFormat.LABELS_PDF:
         return _write_labels(job, progress)
     digest = hashlib.sha256()

@@ -20,6 +20,7 @@ from core.errors import DomainError
 from planner import export_jobs, selectors
 from planner.export_models import ExportFormat, ExportJob
 from planner.models import Design
+from planner.views import design_refusals
 
 
 def _visible(request: HttpRequest, pk: int) -> Design:
@@ -45,6 +46,7 @@ def _export(request: HttpRequest, pk: int, format: str) -> HttpResponseBase:
 
 @login_required
 @require_GET
+@design_refusals
 def export_cabling_csv(request: HttpRequest, pk: int) -> HttpResponseBase:
     return _export(request, pk, ExportFormat.CABLING_CSV)
 

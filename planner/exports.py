@@ -7,8 +7,11 @@ tab or a carriage return) is prefixed with a single quote; in XLSX every text ce
 a string (data type `s`), never a formula, and characters XML cannot hold are dropped. Numbers
 stay numbers.
 
-The BOM carries the default price list's unit prices (a part it does not price, or a generic
-part, has none and is left out of the total, which says how many it left out). The XLSX has a
+The BOM carries the unit prices the design was sized and priced with (its `SizingSnapshot`,
+through `services.design_prices`), never today's price list: a saved design is frozen, and its
+exports stay byte for byte what they were when the catalog re-prices or retires a part. A part
+with no price, or a generic part, has none and is left out of the total, which says how many it
+left out. The rows come from the stored result, never from sizing again. The XLSX has a
 second sheet with the cabling schedule, capped at CABLING_ROWS_IN_XLSX rows so the synchronous
 download stays inside the web timeout: beyond it the sheet says so and points to the CSV."""
 
@@ -24,12 +27,10 @@ from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.styles import Font
 
-from catalog.models import Price
-from catalog.selectors import default_price_list
 from planner.engine.cabling import CablingRow
 from planner.engine.result import BomLineResult, DesignResult, result_from_json
 from planner.models import Design
-from planner.services import design_cabling
+from planner.services import DesignEngineChanged, design_cabling, design_prices
 
 BOM_COLUMNS = (
     "sku", "description", "quantity", "plane", "tier", "power_w", "rack_units", "catalog_gap",
@@ -75,26 +76,43 @@ def _bom(result: DesignResult | Mapping[str, Any]) -> tuple[BomLineResult, ...]:
 
 @dataclass(frozen=True)
 class BomPrices:
-    """Unit prices of the BOM's SKUs on one price list (list prices, before any discount)."""
+    """Unit prices of the BOM's SKUs (list prices, before any discount) in one currency;
+    `price_list` names where they come from on the XLSX's total line."""
 
     currency: str
     price_list: str
     unit_prices: Mapping[str, Decimal]
 
 
-def bom_prices(result: DesignResult | Mapping[str, Any]) -> BomPrices | None:
-    """The default price list's prices for the BOM's SKUs (None: no price list loaded)."""
-    price_list = default_price_list()
-    if price_list is None:
+def design_bom_prices(*, design: Design) -> BomPrices | None:
+    """The prices `design` was sized and priced with, for its BOM's SKUs (None: it was priced on
+    no price list, so no total line). Read from its sizing snapshot, never today's price list:
+    re-pricing the catalog leaves a saved design's exports as they were."""
+    priced = design_prices(design=design)
+    if not priced.currency:
         return None
-    skus = {line.sku for line in _bom(result) if line.sku}
-    rows = Price.objects.filter(price_list=price_list, product__sku__in=skus).values_list(
-        "product__sku", "amount"
-    )
+    skus = {line.sku for line in _bom(design.result or {}) if line.sku}
     return BomPrices(
-        currency=price_list.currency,
-        price_list=price_list.code,
-        unit_prices={sku: Decimal(amount) for sku, amount in rows},
+        currency=priced.currency,
+        price_list=f"catalog {design.catalog_version}" if design.catalog_version else "catalog",
+        unit_prices={sku: price for sku, price in priced.prices.items() if sku in skus},
+    )
+
+
+def design_bom_csv(*, design: Design) -> bytes:
+    """The design's BOM as CSV: its stored result at the prices it was saved with."""
+    return bom_csv(design.result or {}, prices=design_bom_prices(design=design))
+
+
+def design_bom_xlsx(*, design: Design, cabling: Iterable[CablingRow] | None = None) -> bytes:
+    """The design's BOM (and cabling) as XLSX: its stored result at the prices it was saved
+    with, its cabling schedule re-derived from what it was sized with (`design_cabling`)."""
+    return bom_xlsx(
+        design.result or {},
+        title=design.name,
+        prices=design_bom_prices(design=design),
+        cabling=cabling,
+        design=design,
     )
 
 
@@ -105,10 +123,10 @@ class BomTotal:
 
 
 def _bom_rows(
-    result: DesignResult | Mapping[str, Any], prices: BomPrices | None = None
+    result: DesignResult | Mapping[str, Any], prices: BomPrices | None
 ) -> list[list[object]]:
-    """The BOM's rows in BOM_COLUMNS order, priced from `prices` (else the default list)."""
-    return _priced_bom(result, prices if prices is not None else bom_prices(result))[0]
+    """The BOM's rows in BOM_COLUMNS order, priced from `prices` (None: unpriced)."""
+    return _priced_bom(result, prices)[0]
 
 
 def _priced_bom(
@@ -141,8 +159,9 @@ def _priced_bom(
     return rows, BomTotal(amount=total, unpriced_lines=unpriced)
 
 
-def bom_csv(result: DesignResult | Mapping[str, Any], *, prices: BomPrices | None = None) -> bytes:
-    prices = prices if prices is not None else bom_prices(result)
+def bom_csv(result: DesignResult | Mapping[str, Any], *, prices: BomPrices | None) -> bytes:
+    """`prices`: the design's (`design_bom_prices`); there is no default, so that no caller
+    prices a saved design from today's list by leaving it out."""
     rows, total = _priced_bom(result, prices)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -165,16 +184,21 @@ def bom_xlsx(
     result: DesignResult | Mapping[str, Any],
     *,
     title: str,
-    prices: BomPrices | None = None,
+    prices: BomPrices | None,
     cabling: Iterable[CablingRow] | None = None,
     design: Design | None = None,
 ) -> bytes:
     """The BOM sheet (with unit prices, currency, line totals and the total) and, given the
     cabling rows (or the saved design they come from), a cabling sheet of at most
-    CABLING_ROWS_IN_XLSX rows."""
-    prices = prices if prices is not None else bom_prices(result)
+    CABLING_ROWS_IN_XLSX rows. `prices` as for `bom_csv`. When the services refuse to derive
+    the saved design's cabling (the engine changed), the cabling sheet says so in words: the
+    BOM comes from the stored result and is still exactly what was saved."""
+    refused = ""
     if cabling is None and design is not None and design.result is not None:
-        cabling = design_cabling(design=design)
+        try:
+            cabling = design_cabling(design=design)
+        except DesignEngineChanged as exc:
+            refused = exc.message
     rows, total = _priced_bom(result, prices)
     workbook = Workbook()
     sheet = workbook.active
@@ -208,6 +232,8 @@ def bom_xlsx(
         sheet.column_dimensions[column_letter].width = width
     if cabling is not None:
         _cabling_sheet(workbook.create_sheet("Cabling"), cabling)
+    elif refused:
+        xlsx_cell(workbook.create_sheet("Cabling"), 1, 1, refused).font = Font(bold=True)
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()

@@ -48,7 +48,12 @@ def design_page_elevations(*, design: Design, limit: int = DESIGN_PAGE_RACKS) ->
     )
     section: dict[str, Any] | None = cache.get(key)
     if section is None:
-        engine = services.design_engine(design=design)
+        try:
+            engine = services.design_engine(design=design)
+        except services.DesignEngineChanged:
+            # The racks are not drawn from what the engine would now derive; the design page
+            # still shows the saved result, and the handover page says why there are none.
+            return {}
         elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
         shown = replace(elevations, racks=elevations.racks[:limit])
         section = {

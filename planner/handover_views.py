@@ -32,6 +32,7 @@ from planner.handover.schedule_json import schedule_json_chunks
 from planner.handover.slurm import topology_conf
 from planner.i18n import translated
 from planner.models import Design
+from planner.views import design_refusals
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ def _svg_labels() -> dict[str, str]:
 
 @login_required
 @require_GET
+@design_refusals
 def handover(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     elevations = data.elevations
@@ -97,6 +99,7 @@ def handover(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def racks_svg(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     return _download(
@@ -106,6 +109,7 @@ def racks_svg(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def racks_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     headers = {
@@ -133,6 +137,7 @@ def racks_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def labels_pdf_view(request: HttpRequest, pk: int) -> HttpResponse:
     """A small design's sheet comes at once (a few hundred cables render in a second or two,
     and a job's page and polling would only slow it); a larger one is an export job rendered by
@@ -156,6 +161,7 @@ def labels_pdf_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def labels_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     data = _handover(request, pk)
     return _stream(labels_csv_chunks(data.cables()), "text/csv", f"design-{pk}-labels.csv")
@@ -163,6 +169,7 @@ def labels_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def netbox(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     catalog = services.design_catalog(design=data.design)
@@ -173,6 +180,7 @@ def netbox(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def containerlab(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     rows = services.design_cabling(design=data.design)
@@ -182,6 +190,7 @@ def containerlab(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def slurm(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     return _download(topology_conf(data.engine), "text/plain", "topology.conf")
@@ -189,6 +198,7 @@ def slurm(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def cabling_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     data = _handover(request, pk)
     about = {"id": data.design.pk, "name": data.design.name, "gpus": data.engine.gpus}

@@ -2,7 +2,7 @@
 (`planner.engine.text`); this is the one place that puts them through gettext, for pages,
 documents and API errors alike."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from core.templatetags.labels import (
     request_field_label,
     tier_label,
 )
-from planner.engine.result import DesignResult, result_from_json
+from planner.engine.result import DesignResult, WarningResult, result_from_json
 from planner.engine.text import Text
 
 
@@ -92,16 +92,53 @@ class ShownWarning:
     action: str
 
 
-def localized_warnings(result: DesignResult) -> tuple[ShownWarning, ...]:
-    """A result's warnings in the active language; results saved before the engine kept
-    templates have none, and keep their English."""
+def _param(warning: WarningResult, name: str) -> object:
+    text = warning.message_text
+    return dict(text.params).get(name) if text is not None else None
+
+
+def _resolved(warning: WarningResult, result: DesignResult) -> bool:
+    """Whether a warning the engine wrote before choosing the media no longer holds once they are
+    chosen. `form_factor_mismatch` (the NIC's cages are not the leaf's) is decided on the NIC and
+    the switch alone, yet media selection only ever picks parts that fit the cages at both ends
+    (`planner.engine.fit`): once every server-leaf link group of the plane records its two ends,
+    the BOM carries the fitting (adapting) parts and the warning is stale."""
+    if warning.code != "form_factor_mismatch":
+        return False
+    plane = _param(warning, "plane")
+    groups = [
+        link
+        for link in result.links
+        if link.plane == plane and link.b == "leaf" and link.a in ("server", "endpoint")
+    ]
+    return bool(groups) and all(
+        link.end_a is not None
+        and link.end_b is not None
+        and (link.cable_sku or link.transceivers or link.catalog_gap or link.fibre)
+        for link in groups
+    )
+
+
+def current_warnings(
+    result: DesignResult, leave_out: Collection[str] = ()
+) -> tuple[WarningResult, ...]:
+    """The result's warnings that still hold: stale ones dropped, and those whose code is in
+    `leave_out` (a quote whose generic parts are all priced leaves out `catalog_gap`)."""
+    return tuple(w for w in result.warnings if w.code not in leave_out and not _resolved(w, result))
+
+
+def localized_warnings(
+    result: DesignResult, leave_out: Collection[str] = ()
+) -> tuple[ShownWarning, ...]:
+    """A result's warnings that still hold (`current_warnings`) in the active language; results
+    saved before the engine kept templates have none, and keep their English."""
     return tuple(
         ShownWarning(
             code=w.code,
             message=translated(w.message_text) if w.message_text is not None else w.message,
             action=translated(w.action_text) if w.action_text is not None else w.action,
         )
-        for w in result.warnings
+        for w in current_warnings(result, leave_out)
     )
 
 

@@ -6,7 +6,7 @@ instead of showing zeros. Shared by the design pages (planner.views) and the PDF
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -202,6 +202,11 @@ class ShownResult:
     notes: tuple[str, ...]
     planes: tuple[ShownPlane, ...]
 
+    @property
+    def growth_rows(self) -> list[GrowthRow]:
+        """The growth room in words that fit the design's tiers (`growth_rows`)."""
+        return growth_rows(self.value)
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
@@ -229,13 +234,14 @@ def shown_planes(result: DesignResult) -> tuple[ShownPlane, ...]:
     )
 
 
-def shown_result(result: DesignResult) -> ShownResult:
-    """The result with its fabric, planes and tiers named in words and its warnings and notes
-    in the active language."""
+def shown_result(result: DesignResult, leave_out: Collection[str] = ()) -> ShownResult:
+    """The result with its fabric, planes and tiers named in words and its warnings that still
+    hold (`planner.i18n.current_warnings`; `leave_out`: codes a document leaves out) and notes in
+    the active language."""
     return ShownResult(
         value=result,
         fabric_label=fabric_label(result.fabric),
-        warnings=localized_warnings(result),
+        warnings=localized_warnings(result, leave_out),
         notes=localized_notes(result),
         planes=shown_planes(result),
     )
@@ -312,6 +318,8 @@ class BomRow:
     tier_label: str
     unit_price: Decimal | None = None
     amount: Decimal | None = None
+    # A generic part nobody has priced yet: what the design page and draft documents mark.
+    to_be_priced: bool = False
 
     @property
     def sku(self) -> str:
@@ -350,13 +358,23 @@ class BomRow:
         return self.line.tier
 
 
+def _to_be_priced(english: str, unpriced: Collection[str] | None) -> bool:
+    """Whether a generic part (by the English name the engine gave it) still waits for a price:
+    always on the design page (`unpriced` None: no quote prices it), else when the quote's line
+    for it is still to be priced (`unpriced`: those lines' descriptions)."""
+    return unpriced is None or english in unpriced
+
+
 def bom_rows(
     bom: Sequence[BomLineResult],
     names: Mapping[str, str] | None = None,
     prices: Mapping[str, Decimal] | None = None,
+    unpriced: Collection[str] | None = None,
 ) -> list[BomRow]:
     """BOM lines in the reader's language: a generic part's description from its text, a
-    catalog product's from `names` (`product_names`); priced from `prices` when given."""
+    catalog product's from `names` (`product_names`); priced from `prices` when given. A generic
+    part is marked to be priced unless `unpriced` (a quote's lines still to be priced, by their
+    English description) leaves it out."""
     rows = []
     for line in bom:
         description = line.description
@@ -373,6 +391,7 @@ def bom_rows(
                 tier_label=tier_label(line.tier),
                 unit_price=price,
                 amount=price * line.quantity if price is not None else None,
+                to_be_priced=line.catalog_gap and _to_be_priced(line.description, unpriced),
             )
         )
     return rows
@@ -491,13 +510,11 @@ def _end_row(end: LinkEndResult | None, role: str, speed: int) -> dict[str, Any]
 
 
 def _generic_module(
-    link: LinkResult,
-    end: LinkEndResult | None,
-    bom: Sequence[BomLineResult],
-    gaps: Mapping[str, Text],
+    link: LinkResult, end: LinkEndResult | None, bom: Sequence[BomLineResult]
 ) -> str:
-    """The name of the generic module at one end: the link keeps no name for it, the BOM does
-    (one line per generic module of the tier pair; the module's speed and cage tell them apart)."""
+    """The English name of the generic module at one end: the link keeps no name for it, the BOM
+    does (one line per generic module of the tier pair; the module's speed and cage tell them
+    apart). Empty when the BOM names none."""
     pair = f"{link.a}-{link.b}"
     candidates = [
         line.description
@@ -514,9 +531,7 @@ def _generic_module(
         prefix = f"{speed:,}G {form} "
         fitting = [name for name in candidates if name.startswith(prefix)]
         candidates = fitting or candidates
-    if candidates:
-        return part_name("", candidates[0], gaps)
-    return _("Generic module")
+    return candidates[0] if candidates else ""
 
 
 def _links_per_cable(n: int) -> str:
@@ -531,10 +546,13 @@ def _fibre_kind(kind: str) -> str:
 
 
 def link_rows(
-    result: DesignResult, catalog_names: Mapping[str, str] | None = None
+    result: DesignResult,
+    catalog_names: Mapping[str, str] | None = None,
+    unpriced: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """How each link group is built, for the design page and the proposal: both ends, the cable
-    or assembly, the modules at each end and the passive fibre, generic parts marked."""
+    or assembly, the modules at each end and the passive fibre. Each part says whether it is
+    generic and whether it is still to be priced (`unpriced`: as `bom_rows`)."""
     gaps = gap_texts(result)
     names = {line.sku: line.description for line in result.bom if line.sku}
     for link in result.links:
@@ -553,13 +571,16 @@ def link_rows(
         ):
             if sku is None or not count:
                 continue
+            generic = "" if sku else _generic_module(link, end, result.bom)
             modules.append(
                 {
                     "end": ends[side]["role"],
-                    "name": sku or _generic_module(link, end, result.bom, gaps),
+                    "name": sku
+                    or (part_name("", generic, gaps) if generic else _("Generic module")),
                     "description": names.get(sku, "") if sku else "",
                     "quantity": count,
                     "generic": not sku,
+                    "to_be_priced": not sku and _to_be_priced(generic, unpriced),
                 }
             )
         fibre = [
@@ -573,6 +594,7 @@ def link_rows(
                 if line.ports_used
                 else "",
                 "generic": not line.sku,
+                "to_be_priced": not line.sku and _to_be_priced(line.description, unpriced),
             }
             for line in link.fibre
         ]
@@ -583,6 +605,7 @@ def link_rows(
             "quantity": link.cables,
             "note": _links_per_cable(link.links_per_cable or 1),
             "generic": not link.cable_sku,
+            "to_be_priced": not link.cable_sku and _to_be_priced(cable_name, unpriced),
         }
         rows.append(
             {
@@ -601,9 +624,59 @@ def link_rows(
                 "fibre": fibre,
                 "modules": modules,
                 "catalog_gap": link.catalog_gap,
+                # Any of its parts still to be priced: what the note under the table is about.
+                "to_be_priced": any(
+                    part["to_be_priced"] for part in [*([] if fibre else [cable]), *fibre, *modules]
+                ),
             }
         )
     return rows
+
+
+# --- growth and racks: one wording, one figure ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GrowthRow:
+    label: str
+    gpus: int
+
+
+def growth_rows(result: DesignResult) -> list[GrowthRow]:
+    """The design's growth room in words that fit its tiers. `max_gpus_current_spines` keeps the
+    top tier as built: the spines of two tiers, the cores of three, and on one tier the
+    switches themselves (there are no spines to speak of); beyond one tier's ports a second tier
+    is needed, so one tier has a single figure."""
+    growth = result.growth
+    if result.tiers <= 1:
+        return [GrowthRow(_("Growth on the switches' free ports"), growth.max_gpus_current_spines)]
+    top = (
+        _("Growth without replacing spines")
+        if result.tiers == 2
+        else _("Growth without replacing cores")
+    )
+    return [
+        GrowthRow(top, growth.max_gpus_current_spines),
+        GrowthRow(_("Growth with the same number of tiers"), growth.max_gpus_same_tiers),
+    ]
+
+
+@dataclass(frozen=True)
+class RackCount:
+    """The racks of a design. `compute` is the stored result's (`DesignResult.racks`: the racks
+    of GPU servers, what the design page, the API and the documents call its racks); `network`
+    the racks the elevations add for switches that stand outside them (None: not placed)."""
+
+    compute: int
+    network: int | None = None
+
+    @property
+    def total(self) -> int | None:
+        return None if self.network is None else self.compute + self.network
+
+
+def rack_count(result: DesignResult, network_racks: int | None = None) -> RackCount:
+    return RackCount(compute=result.racks, network=network_racks)
 
 
 # --- the implementation plan -------------------------------------------------------------------

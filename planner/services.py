@@ -3,7 +3,11 @@
 A saved design is frozen: it keeps its typed result and the catalog snapshot (products, media
 rules, prices) it was sized with (`SizingSnapshot`, stored once per content). Pages, exports,
 cabling schedules and documents read those; only `design_resize` sizes a saved design against
-today's catalog again, and it saves a new version instead of changing the old one."""
+today's catalog again, and it saves a new version instead of changing the old one.
+
+The freeze is kept here, whoever calls: every write below refuses a saved design
+(`DesignFrozen`), and re-deriving a saved design's engine design (cabling, racks, graph check)
+refuses when the engine would no longer give the result that was saved (`DesignEngineChanged`)."""
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -37,6 +41,7 @@ from planner.engine.result import (
     snapshot_to_json,
 )
 from planner.engine.sizing import alternatives, size
+from planner.engine.version import ENGINE_VERSION
 from planner.i18n import translated
 from planner.models import Design, Scenario, SizingSnapshot
 from planner.selectors import DesignNotFound, current_catalog, designs_visible_to
@@ -76,6 +81,39 @@ class CatalogChangedSincePreview(DomainError):
     """The catalog changed between showing what a re-size would change and saving it."""
 
     code = "catalog_changed_since_preview"
+
+
+class DesignFrozen(DomainError):
+    """A saved design is never changed: quotes and their documents point at it. Re-sizing it
+    saves a new version (`design_resize`); copying it makes a new draft."""
+
+    http_status = 409
+    code = "design_frozen"
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "This design is saved, and a saved design never changes: its quotes and "
+                "documents rely on it. Use “re-size with today's catalog” to save a new version, "
+                "or copy it to change it."
+            )
+        )
+
+
+class DesignEngineChanged(DomainError):
+    """The engine would no longer give a saved design's stored result from its stored request
+    and catalog, so what is derived from it (cabling, racks, labels, the graph check) would not
+    be the design that was saved, or quoted."""
+
+    http_status = 409
+    code = "design_engine_changed"
+
+
+class DesignNotYours(DomainError):
+    """Only the design's author (or, to archive or delete, an administrator) changes it."""
+
+    http_status = 403
+    code = "design_not_yours"
 
 
 @dataclass(frozen=True)
@@ -163,9 +201,13 @@ def design_catalog(*, design: Design) -> CatalogSnapshot:
         return sizing_snapshot_catalog(snapshot=design.sizing_snapshot)
     catalog = current_catalog()
     if design.result is not None and design.catalog_version == catalog.version:
-        design.sizing_snapshot = _snapshot_row(catalog)
-        # Not `updated_at`: the page dates the sizing by it, and nothing was sized now.
-        design.save(update_fields=["sizing_snapshot"])
+        row = _snapshot_row(catalog)
+        # Only where none is stored yet (this is no re-size: the same catalog is written down),
+        # and not `updated_at`: the page dates the sizing by it, and nothing was sized now.
+        Design.objects.filter(pk=design.pk, sizing_snapshot__isnull=True).update(
+            sizing_snapshot=row
+        )
+        design.sizing_snapshot = row
     return catalog
 
 
@@ -191,25 +233,87 @@ def catalog_prices(catalog: CatalogSnapshot) -> dict[str, Decimal]:
     return {sku: p.price for sku, p in catalog.by_sku().items() if p.price is not None}
 
 
+def _engine_changed(stored: str | None) -> DesignEngineChanged:
+    if stored is not None and stored != ENGINE_VERSION:
+        message = _(
+            "This design was sized by version %(stored)s of the planner's engine, and this "
+            "planner runs version %(running)s, which may lay out its cables differently. Its "
+            "cabling, racks and labels are not derived again; use “re-size with today's "
+            "catalog” to save a new version."
+        ) % {"stored": stored, "running": ENGINE_VERSION}
+    else:
+        message = _(
+            "Sizing this design again no longer gives the result it was saved with (the "
+            "planner's engine or its settings changed), so its cabling, racks and labels are "
+            "not derived again; use “re-size with today's catalog” to save a new version."
+        )
+    return DesignEngineChanged(message)
+
+
+def _checked(engine: EngineDesign, expected_result: Mapping[str, Any] | None) -> EngineDesign:
+    """`engine` once it gives exactly `expected_result` (a stored result's JSON), by the same
+    engine version: only then is what is derived from it (every cable, port and rack) the design
+    that was saved. A result stored before versions were kept has none to compare: its content
+    still must match. None: nothing stored to compare with (nothing is checked)."""
+    if expected_result is None:
+        return engine
+    stored = expected_result.get("engine_version")
+    if stored is not None and stored != ENGINE_VERSION:
+        raise _engine_changed(str(stored))
+    derived = result_to_json(design_result(engine))
+    if stored is None:
+        derived.pop("engine_version", None)
+    # Compared as JSON values (what storage keeps): the codec writes lists, text and numbers
+    # only, all of which read back equal from the database.
+    if derived != dict(expected_result):
+        raise _engine_changed(None if stored is None else str(stored))
+    return engine
+
+
 def sizing_snapshot_engine(
-    *, snapshot: SizingSnapshot, request_data: Mapping[str, object]
+    *,
+    snapshot: SizingSnapshot,
+    request_data: Mapping[str, object],
+    expected_result: Mapping[str, Any] | None = None,
 ) -> EngineDesign:
     """`request_data` sized against a stored snapshot: for a quote that pinned the snapshot its
-    design was sized with (`design_snapshot["sizing_snapshot"]`, its SHA-256)."""
-    return _sized(request_data, sizing_snapshot_catalog(snapshot=snapshot)).design
+    design was sized with (`design_snapshot["sizing_snapshot"]`, its SHA-256). `expected_result`:
+    the result the quote froze (`design_snapshot["result"]`); given, the engine design is refused
+    (`DesignEngineChanged`) unless it still gives exactly that result, by the same engine."""
+    engine = _sized(request_data, sizing_snapshot_catalog(snapshot=snapshot)).design
+    return _checked(engine, expected_result)
 
 
 def design_engine(
-    *, design: Design, request_data: Mapping[str, object] | None = None
+    *,
+    design: Design,
+    request_data: Mapping[str, object] | None = None,
+    expected_result: Mapping[str, Any] | None = None,
 ) -> EngineDesign:
     """The engine's design of a saved design, re-derived from its request (or `request_data`,
     the request a quote froze) and the catalog it was sized with: the engine is pure, so the
     same inputs give the same network. This is what the cabling schedule and the graph check
-    enumerate, without ever storing a million rows."""
+    enumerate, without ever storing a million rows.
+
+    It is checked against what was stored (`DesignEngineChanged` otherwise): in any case the
+    engine version the design's result was sized by; then, once it has the catalog it was sized
+    with, `expected_result` (the result a quote froze with `request_data`) when given, else,
+    sizing its own request, the design's own result. A design saved before snapshots were kept
+    whose catalog has changed since is sized against today's (`design_catalog`): no result was
+    ever expected to come out of that again, so only the version is checked."""
     if design.result is None:
         raise DesignRequestInvalid(_("This draft does not size yet; fix its errors first."))
+    stored = design.result.get("engine_version")
+    if stored is not None and stored != ENGINE_VERSION:
+        raise _engine_changed(str(stored))
+    catalog = design_catalog(design=design)  # may freeze today's with it: read the id after
+    expected = design.result if request_data is None else None
+    if expected_result is not None:
+        expected = expected_result
+    if design.sizing_snapshot_id is None:
+        expected = None
     request = design.request if request_data is None else request_data
-    return _sized(request, design_catalog(design=design)).design
+    return _checked(_sized(request, catalog).design, expected)
 
 
 def _team_of(user: User) -> Any:
@@ -266,11 +370,15 @@ def design_save_draft(
     design: Design | None = None,
 ) -> Design:
     """Keep whatever the engineer typed, valid or not, so that leaving the wizard loses nothing.
-    A draft that sizes cleanly also stores its result."""
+    A draft that sizes cleanly also stores its result. `owner`: who saves it; an existing
+    `design` must be their own draft (another's is refused, a saved one is `DesignFrozen`)."""
+    if design is not None:
+        _own_draft(design=design, user=owner)
     try:
         sized: SizedDesign | None = design_size(request_data=request_data)
     except DomainError:
         sized = None
+    new = design is None
     if design is None:
         design = Design(owner=owner, team=_team_of(owner))
     design.name = name or design.name or _("Untitled design")
@@ -282,21 +390,50 @@ def design_save_draft(
     design.gpus = sized.request.gpus if sized else None
     design.catalog_version = sized.catalog.version if sized else ""
     design.sizing_snapshot = _snapshot_row(sized.catalog) if sized else None
-    design.save()
+    # An existing row gets the draft's columns only: whatever else the caller's copy holds
+    # (archived, version, copied from) may be stale and is not the wizard's to write.
+    design.save(update_fields=None if new else _DRAFT_FIELDS)
     return design
+
+
+# What saving a draft writes: the columns a saved design freezes, and its name and customer.
+_DRAFT_FIELDS = (
+    "name", "scenario", "customer", "is_draft", "request", "result", "gpus", "catalog_version",
+    "sizing_snapshot", "updated_at",
+)  # fmt: skip
+
+
+def _own_draft(*, design: Design, user: User | None) -> Design:
+    """The design's row, locked, while it is still a draft (else `DesignFrozen`): the stored
+    row decides, not the caller's copy of it. With `user`, it must also be their own: another
+    team's is not found, a teammate's is not theirs to change (they copy it)."""
+    if user is not None and not designs_visible_to(user).filter(pk=design.pk).exists():
+        raise DesignNotFound(design.pk)
+    locked = Design.objects.select_for_update().filter(pk=design.pk).first()
+    if locked is None:
+        raise DesignNotFound(design.pk)
+    if user is not None and locked.owner_id != user.pk:
+        raise DesignNotYours(_("Only the draft's author changes it; copy the design to change it."))
+    if not locked.is_draft:
+        raise DesignFrozen()
+    return locked
 
 
 @transaction.atomic
 def design_finalize(*, design: Design) -> Design:
-    """Turn a draft into a saved design; refused with the engine's reasons when it does not size."""
-    sized = design_size(request_data=design.request)
+    """Turn a draft into a saved design; refused with the engine's reasons when it does not size,
+    and `DesignFrozen` for a design already saved: saving it again would size it against today's
+    catalog and overwrite what its quotes priced."""
+    locked = _own_draft(design=design, user=None)
+    sized = design_size(request_data=locked.request)
     design.is_draft = False
     design.request = to_dict(sized.request)
     design.result = sized.result
     design.gpus = sized.request.gpus
     design.catalog_version = sized.catalog.version
     design.sizing_snapshot = _snapshot_row(sized.catalog)
-    design.save()
+    design.save(update_fields=["is_draft", "request", "result", "gpus", "catalog_version",
+                               "sizing_snapshot", "updated_at"])  # fmt: skip
     return design
 
 
@@ -516,13 +653,6 @@ class DesignInUse(DomainError):
 
     http_status = 409
     code = "design_in_use"
-
-
-class DesignNotYours(DomainError):
-    """Only the design's author (or an administrator) archives or deletes it."""
-
-    http_status = 403
-    code = "design_not_yours"
 
 
 def _own_unquoted(*, design: Design, user: User) -> Design:

@@ -3,8 +3,9 @@ diagram, tables and exports, "copy and modify", and the list of designs."""
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -12,7 +13,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -173,6 +180,23 @@ def _step_nav(step: Step) -> dict[str, Any]:
     }
 
 
+def design_refusals(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """Wraps a view of one design (`pk`) whose output is derived from it again (cabling, racks,
+    labels): when the services refuse to derive it (the engine would no longer give the saved
+    result), the design page says why, instead of a server error or a changed file."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, pk: int, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        try:
+            return view(request, pk, *args, **kwargs)
+        except (services.DesignEngineChanged, services.DesignFrozen) as exc:
+            # Frozen: saved meanwhile (another tab finished the wizard); its page says so.
+            messages.error(request, exc.message)
+            return redirect("planner:design-detail", pk=pk)
+
+    return wrapped
+
+
 # --- the wizard -------------------------------------------------------------------------------
 
 
@@ -230,7 +254,7 @@ def _save_step(request: HttpRequest, design: Design, step: Step, form: Any) -> d
             request_data = apply_scenario(request_data, new_scenario)
         scenario = new_scenario
     services.design_save_draft(
-        owner=design.owner,
+        owner=request.user,  # type: ignore[arg-type]  # login_required
         request_data=request_data,
         name=name,
         scenario=scenario,
@@ -240,6 +264,7 @@ def _save_step(request: HttpRequest, design: Design, step: Step, form: Any) -> d
     return request_data
 
 
+@design_refusals
 @login_required
 @permission_required(CHANGE, raise_exception=True)
 def wizard(request: HttpRequest, pk: int, step: str) -> HttpResponse:
@@ -361,6 +386,7 @@ def _review(request: HttpRequest, design: Design, step: Step) -> HttpResponse:
     return render(request, "planner/review.html", context)
 
 
+@design_refusals
 @login_required
 @permission_required(CHANGE, raise_exception=True)
 @require_POST
@@ -376,7 +402,7 @@ def wizard_pick(request: HttpRequest, pk: int) -> HttpResponse:
     request_data = {k: v for k, v in design.request.items() if k not in OPEN_CHOICES}
     request_data.update(chosen["choices"])
     services.design_save_draft(
-        owner=design.owner,
+        owner=request.user,  # type: ignore[arg-type]  # login_required
         request_data=request_data,
         name=design.name,
         scenario=design.scenario,
@@ -483,27 +509,29 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
     return response
 
 
-def _sized(request: HttpRequest, pk: int) -> DesignResult:
-    """The stored result of a design the user may see (a draft that does not size has none)."""
-    result = _visible(request, pk).typed_result
-    if result is None:
+def _sized(request: HttpRequest, pk: int) -> Design:
+    """A design the user may see that has a stored result (a draft that does not size has
+    none): its exports read that result and the prices it was saved with."""
+    design = _visible(request, pk)
+    if design.result is None:
         raise Http404(_("This draft does not size yet; fix its errors first."))
-    return result
+    return design
 
 
 @login_required
 @require_GET
 def export_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
-    result = _sized(request, pk)
-    return _download(exports.bom_csv(result), "text/csv", f"design-{pk}-bom.csv")
+    design = _sized(request, pk)
+    return _download(exports.design_bom_csv(design=design), "text/csv", f"design-{pk}-bom.csv")
 
 
 @login_required
 @require_GET
+@design_refusals
 def export_bom_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
-    design = _visible(request, pk)
+    design = _sized(request, pk)
     return _download(
-        exports.bom_xlsx(_sized(request, pk), title=design.name, design=design),
+        exports.design_bom_xlsx(design=design),
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         f"design-{pk}-bom.xlsx",
     )
@@ -511,6 +539,7 @@ def export_bom_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
+@design_refusals
 def export_cabling_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     design = _visible(request, pk)
     if design.result is None:

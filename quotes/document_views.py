@@ -152,7 +152,11 @@ def shared_document_download(request: HttpRequest, token: str) -> HttpResponseBa
     link = selectors.share_link_by_token(token)
     if link is None:
         raise Http404
-    document = selectors.revision_proposal_document(link.revision)
+    language = request.GET.get("lang") or None
+    if language is not None and language not in dict(settings.LANGUAGES):
+        raise Http404
+    # Only the approved content's unmarked PDF (quotes.selectors): never a draft copy.
+    document = selectors.revision_proposal_document(link.revision, language)
     if document is None:
         raise Http404
     try:

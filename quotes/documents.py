@@ -37,6 +37,7 @@ from core.models import WebhookEvent
 from core.services import user_signed_in
 from core.webhooks import webhook_emit
 from planner.asbuilt_services import latest_check_id
+from quotes.content import revision_content_sha256
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
 from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document, template_version_for
 
@@ -44,6 +45,13 @@ logger = logging.getLogger(__name__)
 
 
 def _render(document: Document, progress: Progress) -> RenderedDocument:
+    try:
+        return _rendered(document, progress)
+    except DomainError as refused:  # e.g. the engine would no longer give the frozen design
+        raise JobFailed(refused.message) from refused
+
+
+def _rendered(document: Document, progress: Progress) -> RenderedDocument:
     return render_document(
         document.revision,
         kind=document.kind,
@@ -54,6 +62,15 @@ def _render(document: Document, progress: Progress) -> RenderedDocument:
 
 
 def _keep(document: Document, rendered: RenderedDocument) -> None:
+    # Stored under the job's row lock: a revision whose content changed since the document was
+    # asked for (a draft edited meanwhile) would file new numbers under the old content's hash.
+    now = QuoteRevision.objects.filter(pk=document.revision_id).values_list(
+        "content_sha256", flat=True
+    )
+    if list(now) != [document.content_sha256]:
+        raise JobFailed(
+            _("The quote changed while this document was rendered; ask for the document again.")
+        )
     try:
         name, sha256 = _store(document, rendered.content)
     except OSError:
@@ -130,12 +147,14 @@ def document_request(
     if kind not in DocumentKind.values:
         raise DomainError(_("Unknown document kind: %(kind)s.") % {"kind": kind}, field="kind")
     start = start_date or timezone.localtime(revision.created_at).date()
+    content = _content_of(revision)
     document, created = Document.objects.select_for_update().get_or_create(
         revision=revision,
         kind=kind,
         language=language,
         template_version=_document_version(revision, kind),
         start_date=start,
+        content_sha256=content,
         defaults={"requested_by": user_signed_in(user)},
     )
     if created:
@@ -145,6 +164,16 @@ def document_request(
     elif job_stuck(job=document, now=timezone.now()):
         job_requeue(kind=DOCUMENTS, job=document)
     return document
+
+
+def _content_of(revision: QuoteRevision) -> str:
+    """The revision's content hash as stored; a revision priced before hashes were kept gets
+    its hash now (reading the stored lines changes nothing of what it says)."""
+    stored = QuoteRevision.objects.filter(pk=revision.pk).values_list("content_sha256", flat=True)
+    content = next(iter(stored), "") or revision_content_sha256(revision)
+    QuoteRevision.objects.filter(pk=revision.pk, content_sha256="").update(content_sha256=content)
+    revision.content_sha256 = content  # the caller's copy may predate the last change
+    return content
 
 
 def _sha256_of(name: str) -> str:

@@ -136,7 +136,20 @@ class QuoteCreateForm(forms.Form):
                     self.initial["customer"] = customer.pk
 
 
-class DiscountForm(forms.Form):
+class VersionedForm(forms.Form):
+    """A form that changes a line or a revision, carrying the version it was shown at: saved
+    over someone else's newer change, it is refused (quotes.services, `expected_version`)
+    instead of silently undoing that change. Rendered by hand as a hidden input; a post
+    without it (a page from before versions) is taken as before."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1, required=False)
+
+
+class LineDeleteForm(VersionedForm):
+    pass
+
+
+class DiscountForm(VersionedForm):
     discount_percent = forms.DecimalField(
         label=_("Discount on all products (%)"),
         min_value=Decimal("0"),
@@ -145,7 +158,7 @@ class DiscountForm(forms.Form):
     )
 
 
-class LineForm(forms.Form):
+class LineForm(VersionedForm):
     quantity = forms.IntegerField(label=_("Quantity"), min_value=0, required=False)
     discount_percent = forms.DecimalField(
         label=_("Discount %"),
@@ -160,9 +173,18 @@ class LineForm(forms.Form):
     is_optional = forms.BooleanField(label=_("Optional"), required=False)
     # Replaces the line's product (offered on lines to be priced, which have none).
     sku = forms.CharField(label=_("Catalog SKU"), max_length=64, required=False)
+    # The cost of a line priced by hand (offered to those who see margins, on lines without a
+    # catalog product): the margin is unknown without it.
+    override_unit_cost = forms.DecimalField(
+        label=_("Unit cost"),
+        min_value=Decimal("0"),
+        max_digits=14,
+        decimal_places=2,
+        required=False,
+    )
 
 
-class LineAddForm(forms.Form):
+class LineAddForm(VersionedForm):
     # Freight has its own form (one line, priced by amount).
     kind = forms.ChoiceField(
         choices=[c for c in LineKind.choices if c[0] != LineKind.FREIGHT],
@@ -186,7 +208,7 @@ def _tax_percent_field(label: Any) -> forms.DecimalField:
     )
 
 
-class TermsForm(forms.Form):
+class TermsForm(VersionedForm):
     """VAT per line kind in percent, payment milestones per plan phase, terms and validity."""
 
     terms = forms.CharField(
@@ -252,7 +274,7 @@ class TermsForm(forms.Form):
         ]
 
 
-class FreightForm(forms.Form):
+class FreightForm(VersionedForm):
     freight = forms.DecimalField(
         label=_("Freight"),
         min_value=Decimal("0"),
@@ -264,7 +286,7 @@ class FreightForm(forms.Form):
 
 
 class RejectForm(forms.Form):
-    reason = forms.CharField(label=_("Reason"), max_length=500)
+    reason = forms.CharField(label=_("Why send it back"), max_length=500)
 
 
 class AcceptForm(forms.Form):

@@ -33,9 +33,13 @@ class QuoteStatus(models.TextChoices):
     DECLINED = "declined", _("Declined")
     EXPIRED = "expired", _("Expired")
     SUPERSEDED = "superseded", _("Superseded")
+    # Taken back after it was submitted or approved, to be changed: its content stays as it was
+    # submitted (and approved), and a new draft revision carries the change.
+    WITHDRAWN = "withdrawn", _("Withdrawn")
 
 
-EDITABLE_STATUSES = (QuoteStatus.DRAFT, QuoteStatus.PENDING_APPROVAL, QuoteStatus.APPROVED)
+# Submitting freezes a revision: only a draft changes (quotes.transitions).
+EDITABLE_STATUSES = (QuoteStatus.DRAFT,)
 
 
 class Quote(models.Model):
@@ -176,6 +180,15 @@ class QuoteRevision(models.Model):
     margin_percent = models.DecimalField(max_digits=24, decimal_places=2, null=True, blank=True)
     max_discount_percent = models.DecimalField(max_digits=6, decimal_places=2, default=0)
     approval_reasons = models.JSONField(_("approval needed because"), default=list, blank=True)
+    # What the revision says, hashed (quotes.content): its lines, terms, totals and design
+    # snapshot, as of its last repricing. Submitting records it, approving binds to it, sending
+    # checks it again, and every document records the one it was rendered from.
+    content_sha256 = models.CharField(_("content SHA-256"), max_length=64, blank=True)
+    submitted_sha256 = models.CharField(_("content submitted"), max_length=64, blank=True)
+    approved_sha256 = models.CharField(_("content approved"), max_length=64, blank=True)
+    # Bumped by every change of the revision or its lines: a save made from an older version is
+    # refused (ETag / If-Match in the API, a hidden field in forms), never silently overwritten.
+    version = models.PositiveIntegerField(_("version"), default=1)
     submitted_at = models.DateTimeField(null=True, blank=True)
     approved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -274,6 +287,8 @@ class QuoteRevision(models.Model):
         """Whether a document of this revision may go to the customer unmarked: approved, or
         past approval (sent, accepted...), or a draft that needs no approval. A revision still
         waiting for approval, or a draft nobody has checked, prints as a draft."""
+        if self.status == QuoteStatus.WITHDRAWN:
+            return self.approved_at is not None  # withdrawn after its approval
         return self.status not in (QuoteStatus.DRAFT, QuoteStatus.PENDING_APPROVAL)
 
 
@@ -330,6 +345,13 @@ class QuoteLine(models.Model):
     override_unit_price = models.DecimalField(
         _("price override"), max_digits=14, decimal_places=2, null=True, blank=True
     )
+    # The unit cost of a line priced by hand (a catalog gap has no catalog cost), in the price
+    # list's currency: without it the revision's margin is unknown and approval asks for it.
+    override_unit_cost = models.DecimalField(
+        _("unit cost"), max_digits=14, decimal_places=2, null=True, blank=True
+    )
+    # Bumped by every change of the line (optimistic locking, as the revision's `version`).
+    version = models.PositiveIntegerField(_("version"), default=1)
     # Priced, in the quote's currency.
     price_source = models.CharField(_("price source"), max_length=10, blank=True)
     list_unit_price = models.DecimalField(
@@ -565,6 +587,9 @@ class Document(Job):
     )
     file = models.FileField(_("file"), upload_to="documents/", blank=True)
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
+    # The revision's content (QuoteRevision.content_sha256) the document was asked for and
+    # rendered from: one that differs from the revision's now is superseded and never shared.
+    content_sha256 = models.CharField(_("content SHA-256"), max_length=64, blank=True)
     size_bytes = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)
     pages = models.PositiveIntegerField(_("pages"), null=True, blank=True)
     requested_by = models.ForeignKey(
@@ -580,8 +605,15 @@ class Document(Job):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["revision", "kind", "language", "template_version", "start_date"],
-                name="document_once_per_revision_language_version",
+                fields=[
+                    "revision",
+                    "kind",
+                    "language",
+                    "template_version",
+                    "start_date",
+                    "content_sha256",
+                ],
+                name="document_once_per_revision_content_language_version",
             )
         ]
 
@@ -593,6 +625,24 @@ class Document(Job):
         """Rendered before its revision was approved, so marked as a draft on every page: its
         template version carries "-d" (`quotes.pdf.template_version_for`)."""
         return "d" in self.template_version.split("-")[1:]
+
+    @property
+    def is_superseded(self) -> bool:
+        """Rendered from content its revision no longer has (a draft changed since): listed as
+        superseded, never shared."""
+        return self.content_sha256 != self.revision.content_sha256
+
+    @property
+    def is_shareable(self) -> bool:
+        """What a customer may receive: a ready, unmarked document of exactly the content that
+        was approved (quotes.selectors.revision_proposal_document)."""
+        revision = self.revision
+        return (
+            self.status == DocumentStatus.READY
+            and not self.is_draft
+            and revision.is_approved_for_customer
+            and self.content_sha256 == revision.approved_sha256
+        )
 
     @property
     def filename(self) -> str:

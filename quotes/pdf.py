@@ -7,10 +7,11 @@ from __future__ import annotations
 import gc
 import itertools
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -28,19 +29,24 @@ from planner.engine.graph import validate
 from planner.engine.result import DesignResult, result_from_json
 from planner.engine.text import Text
 from planner.exports import cabling_csv_chunks
-from planner.handover.elevations import design_elevations
+from planner.handover.elevations import (
+    Elevations,
+    design_elevations,
+    network_rack_count,
+    rack_layouts,
+)
 from planner.handover.rack_svg import elevations_svg
 from planner.i18n import plan_labels, translated
 from planner.meaning import SizedDesigns, proposal_meaning
 from planner.models import SizingSnapshot
 from planner.services import design_engine, design_size, sizing_snapshot_engine
 from planner.svg import gantt_svg, lengths_svg, topology_svg
-from quotes.models import QuoteRevision
+from quotes.models import QuoteLine, QuoteRevision
 from quotes.selectors import grouped_lines
 from quotes.services.terms import phase_label
 
 # Bump when a template changes what a document says: a new version renders a new document.
-TEMPLATE_VERSION = "2026.11.4"
+TEMPLATE_VERSION = "2026.11.5"
 # The mark on every page of a revision not approved, in both languages whatever the document's:
 # whoever holds the paper must see it is not an offer.
 DRAFT_MARK = "草稿 · 未审批 / DRAFT · NOT APPROVED"
@@ -133,13 +139,18 @@ def _engine_design(
     if not request:
         return None
     designs = designs or SizedDesigns()
+    # What the quote froze: re-deriving must give exactly it (planner.services refuses, in
+    # words, when the engine would now size it otherwise), never a silently different cabling.
+    frozen_result = (revision.design_snapshot or {}).get("result") or None
     pinned = str((revision.design_snapshot or {}).get("sizing_snapshot") or "")
     snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
     if snapshot is not None:
         return designs.get(
             snapshot_sha256=snapshot.sha256,
             request_data=request,
-            size=lambda: sizing_snapshot_engine(snapshot=snapshot, request_data=request),
+            size=lambda: sizing_snapshot_engine(
+                snapshot=snapshot, request_data=request, expected_result=frozen_result
+            ),
         )
     design = revision.quote.design
     if design is not None and design.result is not None:
@@ -147,7 +158,9 @@ def _engine_design(
         return designs.get(
             snapshot_sha256=own,
             request_data=request,
-            size=lambda: design_engine(design=design, request_data=request),
+            size=lambda: design_engine(
+                design=design, request_data=request, expected_result=frozen_result
+            ),
         )
     # The design is gone: today's catalog is the only one left to size against.
     return design_size(request_data=request).design
@@ -183,17 +196,23 @@ def _cabling_csv(design: EngineDesign, limit: int) -> bytes:
     return "".join(cabling_csv_chunks(rows)).encode()
 
 
-def _printed_cabling_rows(rows: list[CablingRow], gaps: Mapping[str, Text]) -> list[dict[str, Any]]:
+def _printed_cabling_rows(
+    rows: list[CablingRow], gaps: Mapping[str, Text], unpriced: Collection[str]
+) -> list[dict[str, Any]]:
     """Cabling rows as the proposal prints them: each end's cage and plug, a generic part by its
-    name in the reader's language, and breakout legs ('+') allowed to wrap."""
+    name in the reader's language (marked while its quote line is still to be priced), and
+    breakout legs ('+') allowed to wrap."""
     part_name = presenters.part_name
 
     def plug(name: str) -> dict[str, Any]:
-        return {"name": part_name("", name, gaps), "generic": name in gaps}
+        return {
+            "name": part_name("", name, gaps),
+            "to_be_priced": name in gaps and name in unpriced,
+        }
 
     def end_plug(name: str, cable: str) -> dict[str, Any]:
         # No module: the cable's own end goes into the cage (DAC, AEC, AOC).
-        return plug(name) if name != cable else {"name": _("cable end"), "generic": False}
+        return plug(name) if name != cable else {"name": _("cable end"), "to_be_priced": False}
 
     def form(value: str) -> str:
         return _("NIC") if value in ("", "NIC") else value
@@ -253,6 +272,59 @@ def expected_figures(result: DesignResult) -> dict[str, Any]:
     }
 
 
+def unpriced_parts(revision: QuoteRevision, lines: list[QuoteLine]) -> frozenset[str]:
+    """The generic parts a document still marks "to be priced", by description (both languages:
+    a line keeps the engine's English name and its Chinese one): those whose quote line has no
+    price yet. Empty on a revision approved for the customer: what goes to the customer carries
+    no internal matter, and approval needs every line priced anyway."""
+    if revision.is_approved_for_customer:
+        return frozenset()
+    return frozenset(
+        text
+        for line in lines
+        if line.to_be_priced
+        for text in (line.description, line.description_zh)
+        if text
+    )
+
+
+def _rack_appendix(design: EngineDesign, result: DesignResult) -> dict[str, Any]:
+    """The rack appendix: the racks counted as the design page and the API count them (the
+    stored result's compute racks, `presenters.rack_count`), plus the network racks the
+    elevations add; every rack drawn when few, else one of each distinct layout with how many
+    racks share it, so a large design's appendix still shows what its racks hold."""
+    elevations = design_elevations(design)
+    count = presenters.rack_count(result, network_rack_count(elevations))
+    appendix: dict[str, Any] = {
+        "elevations_count": count,
+        "elevations_warnings": [translated(w) for w in elevations.warnings],
+        "elevations_typical": False,
+        "elevations_layouts": 0,
+    }
+    if len(elevations.racks) <= RACKS_IN_PDF:
+        appendix["elevations_svg"] = elevations_svg(elevations, _rack_labels())
+        return appendix
+
+    layouts = rack_layouts(elevations)
+    shown = Elevations(
+        racks=tuple(
+            replace(layout.rack, name=f"{layout.rack.name} ×{layout.count:,}")
+            for layout in layouts[:RACKS_IN_PDF]
+        ),
+        warnings=(),
+        device_rack={},
+        server_units=elevations.server_units,
+        server_power_stated=elevations.server_power_stated,
+    )
+    appendix.update(
+        elevations_svg=elevations_svg(shown, _rack_labels()),
+        elevations_typical=True,
+        elevations_layouts=len(layouts),
+        elevations_layouts_shown=len(shown.racks),
+    )
+    return appendix
+
+
 def _stored_result(revision: QuoteRevision) -> DesignResult | None:
     """The design result the quote froze, read through the codec."""
     data = (revision.design_snapshot or {}).get("result")
@@ -273,9 +345,11 @@ def document_context(
     labels = _labels()
     start = start_date or (revision.sent_at or revision.created_at or timezone.now()).date()
     progress(15, "plan")
+    lines = list(revision.lines.all())
+    unpriced = unpriced_parts(revision, lines)
     names = presenters.product_names(result)
     # Product and generic part names in the document's language.
-    bom_lines = presenters.bom_rows(result.bom, names)
+    bom_lines = presenters.bom_rows(result.bom, names, unpriced=unpriced)
     plan = presenters.result_plan(result, start=start, bom=bom_lines)
     context: dict[str, Any] = {
         "kind": kind,
@@ -286,7 +360,14 @@ def document_context(
         "design_name": snapshot.get("name", ""),
         "scenario": quote.design.get_scenario_display() if quote.design_id else "",
         "today": timezone.localdate(),
-        "result": presenters.shown_result(result),
+        # The engine's "price the generic parts before sending" holds until the quote prices
+        # them: a document of a quote that has done so leaves it out.
+        "result": presenters.shown_result(result, () if unpriced else ("catalog_gap",)),
+        # Approved for the customer: no "to be priced" marks, no instructions to the sales
+        # engineer. Drafts keep them (and carry the draft mark).
+        "customer_copy": revision.is_approved_for_customer,
+        "unpriced_names": sorted({row.description for row in bom_lines if row.to_be_priced}),
+        "racks": presenters.rack_count(result),
         "request": design_request,
         "plan": plan,
         "gantt_svg": gantt_svg(plan, labels),
@@ -303,6 +384,12 @@ def document_context(
     attachments: list[Any] = []
     if kind == "plan" and quote.design_id:  # phases 4 and 5's acceptance report: as built
         context.update(asbuilt_appendix_context(design=quote.design))
+        if context.get("asbuilt"):
+            # The racks counted and drawn as the proposal does (the as-built context counts
+            # every rack as one figure, which the design page's count is not).
+            built = _engine_design(revision, design_request)
+            if built is not None:
+                context.update(_rack_appendix(built, result))
     if kind == "proposal":
         progress(30, "drawing")
         context["topology_svg"] = topology_svg(result, labels, width=700)
@@ -326,23 +413,28 @@ def document_context(
             pinned_sha256=str(snapshot.get("sizing_snapshot") or ""), design=quote.design
         )
         context["alternatives"] = (
-            alternative_rows(request_data=design_request, catalog=frozen) if frozen else []
+            alternative_rows(
+                request_data=design_request,
+                catalog=frozen,
+                customer_copy=revision.is_approved_for_customer,
+            )
+            if frozen
+            else []
         )
         context["alternatives_currency"] = revision.price_list_currency
         if design is not None:
-            racks = design_elevations(design)
-            context["elevations_racks"] = len(racks.racks)
-            context["elevations_warnings"] = [translated(w) for w in racks.warnings]
-            context["elevations_svg"] = (
-                elevations_svg(racks, _rack_labels()) if len(racks.racks) <= RACKS_IN_PDF else ""
-            )
+            context.update(_rack_appendix(design, result))
         context["expected"] = expected_figures(result)
         # The quote's lines as written (in the customer's language, frozen with the quote).
-        context["groups"] = grouped_lines(list(revision.lines.all()))
+        context["groups"] = grouped_lines(lines)
         for group in context["groups"]:
             group.tier_label = _group_tier_label(group.tier)
-        context["link_rows"] = presenters.link_rows(result, names)
-        context["link_gaps"] = any(row["catalog_gap"] for row in context["link_rows"])
+        context["link_rows"] = presenters.link_rows(result, names, unpriced)
+        context["link_gaps"] = any(row["to_be_priced"] for row in context["link_rows"])
+        # The quote's price per GPU before tax: its subtotal over the design's GPUs.
+        context["price_per_gpu"] = (
+            (revision.subtotal / result.gpus).quantize(Decimal("0.01")) if result.gpus else None
+        )
         context["bom_lines"] = bom_lines
         context["power_max_w"] = result.power_max_w
         context["rack_units"] = result.rack_units
@@ -352,7 +444,7 @@ def document_context(
         context["cabling_attached"] = False
         if design and cables <= CABLING_ROWS_IN_PDF:
             context["cabling_inline"] = _printed_cabling_rows(
-                _cabling_rows(design, CABLING_ROWS_IN_PDF), presenters.gap_texts(result)
+                _cabling_rows(design, CABLING_ROWS_IN_PDF), presenters.gap_texts(result), unpriced
             )
         elif design and cables <= CABLING_ROWS_ATTACHED:
             # WeasyPrint loads Pango and friends: only the worker that renders pays for it.

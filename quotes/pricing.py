@@ -57,6 +57,10 @@ class LineKind:
     NOTE = "note"
 
 
+# The stored value of a policy hit whose figure is unknown (a margin with an uncosted line).
+UNKNOWN = "unknown"
+
+
 class PriceSource:
     OVERRIDE = "override"
     CONTRACT = "contract"
@@ -235,8 +239,16 @@ def totals_of(
     base_total = sum((line.base_unit_price * line.quantity for line in included), ZERO)
     costed = [line for line in included if line.cost_total is not None]
     cost_total = sum((line.cost_total or ZERO for line in costed), ZERO)
+    # A margin over the costed lines alone overstates it: a line priced by hand with no cost
+    # counted as free (27.64 % shown on a quote whose true margin was lower). Unknown instead,
+    # until every charged line has a cost; freight is passed on at cost.
+    uncosted = [
+        line
+        for line in included
+        if line.cost_total is None and line.line_total and line.kind != LineKind.FREIGHT
+    ]
     costed_revenue = sum((line.line_total for line in costed), ZERO)
-    margin = costed_revenue - cost_total if costed else None
+    margin = costed_revenue - cost_total if costed and not uncosted else None
     bases: dict[Decimal, Decimal] = {}
     for line in included:
         rate = line.tax_rate if line.tax_rate is not None else tax_rate
@@ -256,7 +268,7 @@ def totals_of(
         cost_total=cost_total,
         margin=margin,
         margin_percent=_percent(margin, costed_revenue) if margin is not None else None,
-        margin_complete=len(costed) == len(included),
+        margin_complete=not uncosted,
         max_discount_percent=max((line.discount_percent for line in included), default=ZERO),
         discount_percent=_percent(base_total - subtotal, base_total),
         missing_prices=tuple(missing),
@@ -409,7 +421,7 @@ class PolicyHit:
     name: str
     metric: str
     threshold: Decimal
-    value: Decimal
+    value: Decimal | None  # None: unknown (a margin with a line of unknown cost)
     approver_group: str
 
     def as_json(self) -> dict[str, str]:
@@ -417,14 +429,16 @@ class PolicyHit:
             "policy": self.name,
             "metric": self.metric,
             "threshold": str(self.threshold),
-            "value": str(self.value),
+            "value": UNKNOWN if self.value is None else str(self.value),
             "approver_group": self.approver_group,
         }
 
 
 def policy_hits(rules: Iterable[PolicyRule], totals: Totals, *, currency: str) -> list[PolicyHit]:
-    """The rules a revision breaks: largest line discount above, margin below (only when the
-    margin is known), or total above the threshold. Equal to the threshold does not trigger."""
+    """The rules a revision breaks: largest line discount above, margin below, or total above
+    the threshold. Equal to the threshold does not trigger. An unknown margin (a line without a
+    cost) breaks every margin rule, with the value "unknown": the approver is asked for it, and
+    the page asks for the missing costs."""
     hits: list[PolicyHit] = []
     for rule in rules:
         value: Decimal | None
@@ -433,6 +447,11 @@ def policy_hits(rules: Iterable[PolicyRule], totals: Totals, *, currency: str) -
             triggered = value > rule.threshold
         elif rule.metric == Metric.MARGIN_PERCENT:
             value = totals.margin_percent
+            if value is None and totals.subtotal:
+                hits.append(
+                    PolicyHit(rule.name, rule.metric, rule.threshold, None, rule.approver_group)
+                )
+                continue
             triggered = value is not None and value < rule.threshold
         elif rule.metric == Metric.TOTAL_AMOUNT:
             value = totals.total

@@ -77,20 +77,30 @@ def documents_visible_to(user: User) -> QuerySet[Document]:
     )
 
 
-def revision_proposal_document(revision: QuoteRevision) -> Document | None:
-    """The ready proposal PDF the customer sees: in the customer's language if there is one,
-    else the newest ready proposal of the revision."""
-    ready = revision.documents.filter(
-        kind=DocumentKind.PROPOSAL, status=DocumentStatus.READY
+def revision_proposal_document(
+    revision: QuoteRevision, language: str | None = None
+) -> Document | None:
+    """The proposal PDF the customer may receive: ready, unmarked, of exactly the content that
+    was approved (`Document.is_shareable`), in `language` (the customer's preferred language
+    when None). Never a draft copy, a superseded render or another revision's document; None
+    until that one is rendered."""
+    if not revision.is_approved_for_customer:
+        return None
+    language = language or revision.quote.customer.preferred_language
+    candidates = revision.documents.filter(
+        kind=DocumentKind.PROPOSAL,
+        status=DocumentStatus.READY,
+        language=language,
+        content_sha256=revision.approved_sha256,
     ).order_by("-finished_at", "-pk")
-    preferred = ready.filter(language=revision.quote.customer.preferred_language).first()
-    return preferred or ready.first()
+    return next((document for document in candidates if document.is_shareable), None)
 
 
 def revision_document_sha256(revision: QuoteRevision, link: ShareLink | None = None) -> str | None:
     """SHA-256 of the exact proposal PDF the customer accepts: the bytes the share link last
     served them (checked against that hash as they were sent), else the PDF they can download
-    now; None when no PDF has been rendered (the customer then accepts the HTML proposal)."""
+    now in their preferred language; None when no PDF has been rendered (the customer then
+    accepts the HTML proposal)."""
     if link is not None and link.served_sha256:
         return link.served_sha256
     document = revision_proposal_document(revision)
@@ -164,10 +174,18 @@ def line_input(line: QuoteLine) -> pricing.LineInput:
         list_price=line.frozen_list_price,
         tiers=tuple((int(m), Decimal(str(p))) for m, p in line.frozen_tiers),
         contract_price=line.frozen_contract_price,
-        unit_cost=line.frozen_unit_cost,
+        unit_cost=_unit_cost(line),
         discount_percent=line.discount_percent,
         override_unit_price=line.override_unit_price,
     )
+
+
+def _unit_cost(line: QuoteLine) -> Decimal | None:
+    """A hand-entered cost (a line priced by hand: a catalog gap has none) wins over the
+    catalog's; both are in the price list's currency."""
+    if line.override_unit_cost is not None:
+        return line.override_unit_cost
+    return line.frozen_unit_cost
 
 
 def revision_priced(revision: QuoteRevision) -> pricing.PricedQuote:

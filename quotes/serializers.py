@@ -74,8 +74,22 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             "unit_price",
             "line_total",
             "unit_cost",
+            "override_unit_cost",
             "tax_percent",
+            "version",
         ]
+        extra_kwargs = {
+            "override_unit_cost": {
+                "help_text": "The unit cost entered for a line priced by hand (no catalog "
+                "product), in the price list's currency; null: none. Only with "
+                "quotes.view_margin."
+            },
+            "version": {
+                "read_only": True,
+                "help_text": "The line's version, bumped by every change; its ETag is "
+                '"line-<id>-v<version>" (send it as If-Match to change or delete the line).',
+            },
+        }
 
     def get_tax_percent(self, line: QuoteLine) -> str:
         return percent_text(line.tax_rate)
@@ -86,6 +100,7 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             data.update(list_unit_price=None, unit_price=None, line_total=None)
         if not self.context.get("show_margin"):
             data.pop("unit_cost", None)
+            data.pop("override_unit_cost", None)
         return data
 
 
@@ -144,6 +159,9 @@ class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
             "cost_total",
             "margin_percent",
             "approval_reasons",
+            "content_sha256",
+            "submitted_sha256",
+            "approved_sha256",
             "submitted_at",
             "approved_by",
             "approved_at",
@@ -151,8 +169,31 @@ class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
             "sent_at",
             "closed_at",
             "created_at",
+            "version",
             "lines",
         ]
+        extra_kwargs = {
+            "content_sha256": {
+                "read_only": True,
+                "help_text": "SHA-256 of what the revision says (lines, terms, totals, design "
+                "snapshot) as of its last change; every document records the one it was "
+                "rendered from.",
+            },
+            "submitted_sha256": {
+                "read_only": True,
+                "help_text": "The content submitted: a submitted revision no longer changes.",
+            },
+            "approved_sha256": {
+                "read_only": True,
+                "help_text": "The content approved (the submitted one): sending checks it again.",
+            },
+            "version": {
+                "read_only": True,
+                "help_text": "The revision's version, bumped by every change of it or of its "
+                'lines; its ETag is "revision-<id>-v<version>" (send it as If-Match to change '
+                "the terms or the freight).",
+            },
+        }
 
     def to_representation(self, instance: QuoteRevision) -> dict[str, Any]:
         data = super().to_representation(instance)
@@ -351,6 +392,16 @@ class LineUpdateSerializer(JsonTypes, serializers.Serializer):  # type: ignore[t
         help_text="The Chinese description only (blank: none, readers see the English).",
     )
     is_optional = serializers.BooleanField(required=False)
+    override_unit_cost = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=2,
+        required=False,
+        allow_null=True,
+        min_value=Decimal("0"),
+        help_text="Unit cost of a line priced by hand (no catalog product), in the price list's "
+        "currency: without it the revision's margin is unknown. Needs quotes.view_margin; null "
+        "clears it.",
+    )
 
 
 def _tax_percent(name: str) -> serializers.DecimalField:

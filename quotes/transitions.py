@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 
 from core.errors import DomainError
 from quotes.models import QuoteRevision, QuoteStatus, ShareLink
+from quotes.pricing import UNKNOWN
 
 User = AuthUser | AnonymousUser
 
@@ -36,6 +37,7 @@ class Action(StrEnum):
     SHARE = "share"  # a new share link
     REVOKE_LINK = "revoke_link"
     REVISE = "revise"  # a new draft revision copied from this one (the latest)
+    WITHDRAW = "withdraw"  # take back a submitted or approved revision: a new draft carries on
     REQUEST_DOCUMENT = "request_document"
     ACCEPT = "accept"  # the customer, through a share link
     DECLINE = "decline"  # the customer, through a share link
@@ -60,9 +62,12 @@ ALLOWED: Mapping[str, frozenset[Action]] = {
     # Archive, restore and delete: only a quote never sent (see `actions_for` and
     # quotes.services.drafts, which also refuse a later revision's draft).
     S.DRAFT: _ALWAYS | {A.EDIT, A.SUBMIT, A.SEND, A.ARCHIVE, A.RESTORE, A.DELETE},
-    # Sending waits for the approval (ApprovalRequired); a change sends it back (services).
-    S.PENDING_APPROVAL: _ALWAYS | {A.EDIT, A.APPROVE, A.REJECT},
-    S.APPROVED: _ALWAYS | {A.EDIT, A.SEND},
+    # CHANGED (issue 24): submitting freezes the revision. Its lines, discounts, terms and
+    # design are what the manager approves and what is sent; changing them means withdrawing
+    # it, which keeps it as submitted and opens a new draft revision for the change. Sending
+    # waits for the approval (ApprovalRequired).
+    S.PENDING_APPROVAL: _ALWAYS | {A.APPROVE, A.REJECT, A.WITHDRAW},
+    S.APPROVED: _ALWAYS | {A.SEND, A.WITHDRAW},
     S.SENT: _ALWAYS | {A.SHARE, A.ACCEPT, A.DECLINE, A.REVISE, A.EXPIRE, A.SUPERSEDE},
     # CHANGED: a new link for an accepted revision, which the service allowed and the page never
     # offered, is now offered: the customer's buyers may need the proposal and PDF they accepted
@@ -74,6 +79,8 @@ ALLOWED: Mapping[str, frozenset[Action]] = {
     S.EXPIRED: _ALWAYS | {A.REVISE},
     # A later revision was sent: this one is history. Its links can still be withdrawn.
     S.SUPERSEDED: _ALWAYS,
+    # Taken back before it was sent; the draft after it carries the quote on.
+    S.WITHDRAWN: _ALWAYS,
 }
 
 # Who may take each action (a Django permission); None: not a staff action.
@@ -84,6 +91,7 @@ PERMISSION: Mapping[Action, str | None] = {
     A.SHARE: "quotes.change_quote",
     A.REVOKE_LINK: "quotes.change_quote",
     A.REVISE: "quotes.change_quote",
+    A.WITHDRAW: "quotes.change_quote",
     A.APPROVE: "quotes.approve_quote",
     A.REJECT: "quotes.approve_quote",
     A.REQUEST_DOCUMENT: "quotes.view_quote",
@@ -114,6 +122,10 @@ _REFUSALS: Mapping[Action, Promise] = {
         "Only a sent or accepted revision can be shared; %(label)s is %(status)s."
     ),
     A.REVISE: gettext_lazy("%(label)s is %(status)s: the quote is closed."),
+    A.WITHDRAW: gettext_lazy(
+        "Only a submitted or approved revision not yet sent can be withdrawn; %(label)s is "
+        "%(status)s."
+    ),
     A.ACCEPT: gettext_lazy("This proposal is %(status)s and can no longer be answered."),
     A.DECLINE: gettext_lazy("This proposal is %(status)s and can no longer be answered."),
     A.EXPIRE: gettext_lazy("%(label)s is %(status)s: only a sent revision expires."),
@@ -123,6 +135,13 @@ _REFUSALS: Mapping[Action, Promise] = {
 }
 _NOT_NOW = gettext_lazy("%(label)s is %(status)s: this cannot be done now.")
 _REVISE_OPEN = gettext_lazy("%(label)s is still %(status)s: change it instead of revising.")
+_EDIT_SUBMITTED = gettext_lazy(
+    "%(label)s is %(status)s: what was submitted can no longer change. Withdraw it to change "
+    "it; a new revision opens for the change."
+)
+_REVISE_SUBMITTED = gettext_lazy(
+    "%(label)s is %(status)s: withdraw it to change it; a new revision opens for the change."
+)
 
 
 # --- Refusals -------------------------------------------------------------------------------------
@@ -145,7 +164,7 @@ class ActionNotAllowed(TransitionNotAllowed):
 
 
 class QuoteNotEditable(ActionNotAllowed):
-    """A sent (or later) revision is frozen: lines, discounts and terms no longer change."""
+    """A submitted (or later) revision is frozen: lines, discounts and terms no longer change."""
 
     code = "quote_not_editable"
 
@@ -166,8 +185,12 @@ def needs_approval(revision: QuoteRevision) -> bool:
 
 
 def needs_approval_message(revision: QuoteRevision) -> str:
+    def value(reason: Mapping[str, str]) -> str:
+        # A margin with a line of unknown cost is "unknown" (quotes.pricing), in the reader's words.
+        return _("unknown") if reason["value"] == UNKNOWN else reason["value"]
+
     reasons = "; ".join(
-        f"{r['policy']} ({r['value']} vs {r['threshold']})" for r in revision.approval_reasons
+        f"{r['policy']} ({value(r)} vs {r['threshold']})" for r in revision.approval_reasons
     )
     groups = ", ".join(sorted({r["approver_group"] for r in revision.approval_reasons}))
     return _("%(label)s needs approval by %(groups)s before it can be sent: %(reasons)s.") % {
@@ -195,6 +218,8 @@ def require(action: Action, revision: QuoteRevision) -> None:
     template = _REFUSALS.get(action, _NOT_NOW)
     if action == A.REVISE and allows(status, A.EDIT):
         template = _REVISE_OPEN
+    elif action in (A.EDIT, A.REVISE) and allows(status, A.WITHDRAW):
+        template = _EDIT_SUBMITTED if action == A.EDIT else _REVISE_SUBMITTED
     message = str(template) % {"label": revision.label, "status": revision.get_status_display()}
     error = QuoteNotEditable if action == A.EDIT else ActionNotAllowed
     raise error(action, status, message)

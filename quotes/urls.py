@@ -31,7 +31,7 @@ urlpatterns = [
     ),
     path("<int:pk>/r<int:number>/links/new/", views.share_link_create, name="share-link-create"),
     re_path(
-        r"^(?P<pk>\d+)/r(?P<number>\d+)/(?P<action>submit|approve|reject|send)/$",
+        r"^(?P<pk>\d+)/r(?P<number>\d+)/(?P<action>submit|approve|reject|send|withdraw)/$",
         views.revision_action,
         name="revision-action",
     ),

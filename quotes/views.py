@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -22,6 +23,7 @@ from core.errors import DomainError
 from core.services import user_signed_in
 from quotes import exports, selectors, services, transitions
 from quotes.document_views import DocumentRequestForm
+from quotes.documents import document_request
 from quotes.filters import QuoteFilter
 from quotes.forms import (
     AcceptForm,
@@ -29,13 +31,14 @@ from quotes.forms import (
     DiscountForm,
     FreightForm,
     LineAddForm,
+    LineDeleteForm,
     LineForm,
     QuoteCreateForm,
     RejectForm,
     TermsForm,
 )
 from quotes.history import history_rows
-from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
+from quotes.models import DocumentStatus, LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
 from quotes.services.terms import phase_label
 from quotes.transitions import Action
 
@@ -148,7 +151,11 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "show_margin": selectors.can_view_margin(request.user),
             "actions": actions,
             # Approval reasons matter while the revision can still change (is not yet sent).
-            "is_open": transitions.allows(revision.status, Action.EDIT),
+            # Not yet sent: a draft, or submitted and waiting (the approval callout shows).
+            "is_open": any(
+                transitions.allows(revision.status, action)
+                for action in (Action.EDIT, Action.WITHDRAW)
+            ),
             "discount_form": DiscountForm(initial={"discount_percent": _common_discount(lines)}),
             "line_add_form": LineAddForm(),
             "terms_form": TermsForm(initial=TermsForm.initial_for(revision)),
@@ -195,7 +202,22 @@ def revision_action(request: HttpRequest, pk: int, number: int, action: str) -> 
             messages.info(request, _("Sent back to draft."))
         elif action == "send":
             services.revision_send(user=user_signed_in(request.user), revision=revision)
-            messages.success(request, _("Sent: the customer's link is below."))
+            messages.success(
+                request,
+                _(
+                    "Sent: the customer's link is below. The approved proposal is being rendered; "
+                    "the link serves it as soon as it is ready."
+                ),
+            )
+        elif action == "withdraw":
+            revision = services.revision_withdraw(
+                user=user_signed_in(request.user), revision=revision
+            )
+            messages.info(
+                request,
+                _("Withdrawn: %(label)s is a new draft for your change; submit it again when done.")
+                % {"label": revision.label},
+            )
         else:
             return HttpResponse(status=404)
     except DomainError as exc:
@@ -231,6 +253,7 @@ def revision_discount(request: HttpRequest, pk: int, number: int) -> HttpRespons
             user=user_signed_in(request.user),
             revision=revision,
             discount_percent=form.cleaned_data["discount_percent"],
+            expected_version=form.cleaned_data["version"],
         )
     except DomainError as exc:
         _refused(request, exc)
@@ -272,6 +295,7 @@ def terms_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             terms=None if data["regenerate_terms"] else data["terms"],
             validity_days=data["validity_days"],
             regenerate_terms=data["regenerate_terms"],
+            expected_version=data["version"],
         )
     except DomainError as exc:
         _refused(request, exc)
@@ -307,6 +331,7 @@ def freight_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             user=user_signed_in(request.user),
             revision=revision,
             amount=form.cleaned_data["freight"],
+            expected_version=form.cleaned_data["version"],
         )
     except DomainError as exc:
         _refused(request, exc)
@@ -368,6 +393,9 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
         messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
         return _back(line.revision)
     data: dict[str, Any] = form.cleaned_data
+    # The cost input is on the page only for those who see margins, on lines priced by hand:
+    # left out, the cost stays as it is (an empty input clears it, as the price's does).
+    cost = {"override_unit_cost": data["override_unit_cost"]}
     try:
         services.revision_line_update(
             user=user_signed_in(request.user),
@@ -377,6 +405,8 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
             override_unit_price=data["override_unit_price"],
             is_optional=data["is_optional"],
             sku=data["sku"].strip() or None,
+            expected_version=data["version"],
+            **(cost if "override_unit_cost" in request.POST else {}),
         )
     except DomainError as exc:
         _refused(request, exc)
@@ -404,6 +434,7 @@ def line_add(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             description=data["description"],
             quantity=data["quantity"] or 1,
             is_optional=data["is_optional"],
+            expected_version=data["version"],
         )
     except DomainError as exc:
         _refused(request, exc)
@@ -417,8 +448,16 @@ def line_add(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @permission_required("quotes.change_quote", raise_exception=True)
 def line_delete(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
     line = _line(request, pk, line_id)
+    form = LineDeleteForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return _back(line.revision)
     try:
-        services.revision_line_delete(user=user_signed_in(request.user), line=line)
+        services.revision_line_delete(
+            user=user_signed_in(request.user),
+            line=line,
+            expected_version=form.cleaned_data["version"],
+        )
     except DomainError as exc:
         _refused(request, exc)
     else:
@@ -467,6 +506,24 @@ def _link_or_404(token: str) -> ShareLink:
     return link
 
 
+def shared_language(language: str | None) -> str:
+    """The site language a share page is read in, as documents name it ("zh-hans", "en")."""
+    return "zh-hans" if (language or "").lower().startswith("zh") else "en"
+
+
+def _shared_pdf(link: ShareLink) -> dict[str, Any]:
+    """The approved proposal in the page's language, asked for when it is not rendered yet (a
+    customer reading in the other language gets it in theirs, issue 24)."""
+    revision = link.revision
+    language = shared_language(get_language())
+    pdf = selectors.revision_proposal_document(revision, language)
+    pending = False
+    if pdf is None and transitions.allows(revision.status, Action.SHARE):
+        document = document_request(user=link.created_by, revision=revision, language=language)
+        pending = document.status != DocumentStatus.FAILED
+    return {"pdf": pdf, "pdf_pending": pending}
+
+
 def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
     revision = link.revision
     lines = list(revision.lines.order_by("position", "id"))
@@ -483,7 +540,7 @@ def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
         "refusal": refusal.message if refusal is not None else "",
         "accept_form": AcceptForm(optional_lines=[x for x in lines if x.is_optional]),
         "decline_form": DeclineForm(auto_id="decline_%s"),
-        "pdf": selectors.revision_proposal_document(revision),
+        **_shared_pdf(link),
         "milestones": [
             {"label": phase_label(m["phase"]), "percent": m["percent"]}
             for m in revision.payment_milestones or []

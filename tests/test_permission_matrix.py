@@ -241,6 +241,18 @@ def quote_line(w):
     )
 
 
+def quote_line_delete(w):
+    ours, theirs = w.ours, w.theirs
+    return Call(
+        w.engineer,
+        f"/api/v1/quotes/{ours.quote.pk}/lines/{ours.line.pk}/",
+        others=[
+            (f"/api/v1/quotes/{theirs.quote.pk}/lines/{theirs.line.pk}/", None),
+            (f"/api/v1/quotes/{ours.quote.pk}/lines/{theirs.line.pk}/", None),
+        ],
+    )
+
+
 def quote_documents(w):
     return Call(
         w.engineer,
@@ -351,7 +363,9 @@ WRITES = {
     ),
     ("post", "/api/v1/quotes/{id}/send/"): quote_action("send", prepare=_approved),
     ("post", "/api/v1/quotes/{id}/revise/"): quote_action("revise", prepare=_sent, ok=201),
+    ("post", "/api/v1/quotes/{id}/withdraw/"): quote_action("withdraw", prepare=_approved, ok=201),
     ("patch", "/api/v1/quotes/{id}/lines/{line_id}/"): quote_line,
+    ("delete", "/api/v1/quotes/{id}/lines/{line_id}/"): quote_line_delete,
     ("patch", "/api/v1/quotes/{id}/terms/"): quote_action(
         "terms", body={"goods_tax_percent": "13", "services_tax_percent": "6"}
     ),
@@ -491,6 +505,10 @@ READS = {
     "/api/v1/opportunities/{id}/": lambda w, side: f"/api/v1/opportunities/{side.opportunity.pk}/",
     "/api/v1/quotes/{id}/": _quote_read(""),
     "/api/v1/quotes/{id}/revisions/": _quote_read("revisions/"),
+    "/api/v1/quotes/{id}/terms/": _quote_read("terms/"),
+    "/api/v1/quotes/{id}/lines/{line_id}/": (
+        lambda w, side: f"/api/v1/quotes/{side.quote.pk}/lines/{side.line.pk}/"
+    ),
     "/api/v1/quotes/{id}/quote.xlsx/": _quote_read("quote.xlsx/"),
     "/api/v1/quotes/{quote_pk}/documents/": _quote_read("documents/"),
     "/api/v1/webhooks/{id}/": lambda w, side: f"/api/v1/webhooks/{side.subscription.pk}/",

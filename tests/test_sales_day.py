@@ -6,8 +6,14 @@ count in the navigation); the engineer sends it; the customer accepts on a 390 p
 proposal and the plan PDFs are read back in the right language, marked as drafts only before
 approval, with the quote page's total.
 
+Issue 24: once submitted the revision is frozen (the page offers no edit, a posted edit and an API
+PATCH are refused and change nothing); the share page's PDF, downloaded on the phone, is the
+approved one (no draft mark, the share page's and the API's total) and its SHA-256 is the one the
+acceptance records.
+
 Screenshots: test-artifacts/sales-day-<language>-<step>.png; the PDFs beside them."""
 
+import hashlib
 import io
 import os
 import re
@@ -223,6 +229,28 @@ def test_a_sales_engineers_day(live_server, browser, language, start_worker):
     pages = pending.split("\f")
     assert all(DRAFT_MARK[language] in text for text in pages), "a page without the draft mark"
 
+    # Submitted means frozen (issue 24): no edit is offered, and one posted anyway (40 % instead
+    # of the 15 % submitted) is refused in the page's language and changes nothing.
+    page.goto(quote_url)
+    assert not page.locator("[data-testid=apply-discount]").count()
+    assert page.locator("[data-testid=withdraw]").count() == 1
+    submitted_sha256 = revision.content_sha256
+    refused = page.request.post(
+        f"{base}{reverse('quotes:revision-discount', args=[quote.pk, 0])}",
+        form={
+            "discount_percent": "40",
+            "csrfmiddlewaretoken": page.locator("[name=csrfmiddlewaretoken]").first.input_value(),
+        },
+    )
+    assert refused.status in (200, 302, 409), refused.status
+    # The redirect after the refusal (followed) is the quote page with the refusal in words.
+    words = {"en": "Withdraw it to change it", "zh-hans": "撤回"}[language]
+    assert words in refused.text()
+    revision.refresh_from_db()
+    assert (revision.status, revision.content_sha256, revision.total) == (
+        QuoteStatus.PENDING_APPROVAL, submitted_sha256, Decimal(total.replace(",", "")),
+    )  # fmt: skip
+
     # --- The manager approves from the queue on the home page --------------------------------
     manager_context, manager = _context(browser, base, language)
     _log_in(manager, base, "demo-manager", users["demo-manager"], language)
@@ -279,6 +307,27 @@ def test_a_sales_engineers_day(live_server, browser, language, start_worker):
     phone.goto(f"{base}{share_url}")
     assert phone.locator("[data-testid=current-user]").count() == 0
     assert phone.locator("[data-testid=total]").inner_text().strip() == total
+    # The share page serves the approved proposal, never the draft rendered before approval:
+    # its bytes carry no mark, print the share page's total, and their SHA-256 is the one
+    # shown, the document's, and (below) the acceptance's.
+    pdf_link = phone.locator("[data-testid=proposal-pdf]")
+    assert pdf_link.count() == 1, "the share page offers no PDF"
+    shown_sha256 = phone.locator("[data-testid=proposal-pdf] + span code").inner_text().strip()
+    served = phone.request.get(f"{base}{pdf_link.get_attribute('href')}")
+    assert served.status == 200
+    served_sha256 = hashlib.sha256(served.body()).hexdigest()
+    approved = Document.objects.get(sha256=served_sha256)
+    assert (shown_sha256, approved.is_draft, approved.language) == (
+        served_sha256, False, language,
+    )  # fmt: skip
+    revision.refresh_from_db()
+    assert approved.content_sha256 == revision.approved_sha256 == submitted_sha256
+    served_pages = PdfReader(io.BytesIO(served.body())).pages
+    served_text = "\f".join(p.extract_text() or "" for p in served_pages)
+    assert DRAFT_MARK["en"] not in served_text
+    assert DRAFT_MARK["zh-hans"] not in served_text
+    assert total in served_text
+    assert f"{revision.total:,.2f}" == total  # what the API answers (QuoteRevision.total)
     assert ENGINEER_PHONE in phone.locator("[data-testid=sales-contact]").inner_text()
     shots.append(screenshot(phone, f"{shot}-7-share-phone"))
     _fits(phone)
@@ -298,7 +347,8 @@ def test_a_sales_engineers_day(live_server, browser, language, start_worker):
     phone_context.close()
     revision.refresh_from_db()
     assert revision.status == QuoteStatus.ACCEPTED
-    assert CustomerDecision.objects.get().name == "Li Wei"
+    decision = CustomerDecision.objects.get()
+    assert (decision.name, decision.pdf_sha256) == ("Li Wei", served_sha256)
 
     # The engineer's day ends on the dashboard: the quote is counted as accepted.
     engineer_screenshot_page.goto(f"{base}/")

@@ -1,6 +1,7 @@
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from django import template
+from django.utils.translation import gettext as _
 
 from core.templatetags import labels
 
@@ -13,7 +14,11 @@ def money(value: Decimal | float | int | None) -> str:
     (Django's zh-hans format has no thousands separator)."""
     if value is None or value == "":
         return ""
-    return f"{Decimal(value):,.2f}"
+    try:
+        amount = Decimal(value)
+    except InvalidOperation:  # a figure nobody knows yet, stored as "unknown" (quotes.pricing)
+        return _("unknown")
+    return f"{amount:,.2f}"
 
 
 # Templates that load `formatting` get the names of keys too (`{{ group.tier|tier_label }}`).

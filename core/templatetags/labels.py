@@ -184,6 +184,8 @@ CHANGE_VALUES: dict[str, Promise] = {
     "terms changed": _("the terms changed"),
     "freight changed": _("the freight changed"),
     "not needed": _("not needed"),
+    # A figure nobody knows yet (quotes.pricing.UNKNOWN): a margin without a line's cost.
+    "unknown": _("unknown"),
 }
 STATUS_NAMES: dict[str, Promise] = {
     "draft": _("Draft"),
@@ -267,6 +269,8 @@ def group_label(group: object) -> str:
 def grouped(value: object) -> str:
     """A number with its digits grouped in threes ("2000000.00" -> "2,000,000.00"), whatever the
     language; anything else as is."""
+    if value == "unknown":  # quotes.pricing.UNKNOWN: a margin without a line's cost
+        return str(CHANGE_VALUES["unknown"])
     try:
         number = Decimal(str(value))
     except (InvalidOperation, ValueError):

@@ -237,7 +237,7 @@ class DesignViewSet(
     def bom_xlsx(self, request: Request, pk: str) -> HttpResponse:
         design = self._design(pk)
         return _download(
-            exports.bom_xlsx(design.result or {}, title=design.name, design=design),
+            exports.design_bom_xlsx(design=design),
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             f"design-{design.pk}-bom.xlsx",
         )
@@ -252,7 +252,7 @@ class DesignViewSet(
         if export_jobs.export_is_large(design=design, format=ExportFormat.BOM_CSV):
             return self._export_job(design, ExportFormat.BOM_CSV)
         return _download(
-            exports.bom_csv(design.result or {}), "text/csv", f"design-{design.pk}-bom.csv"
+            exports.design_bom_csv(design=design), "text/csv", f"design-{design.pk}-bom.csv"
         )
 
     @extend_schema(

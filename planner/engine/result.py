@@ -11,6 +11,8 @@ changes meaning):
 - 1: the format the API has always answered with. Rows stored before the codec carry no
   "schema" key and may lack fields the engine added later (maximum power, link ends, fibre
   lines, run distributions, translatable texts); those read as their defaults.
+  `engine_version` (planner.engine.version) came later in schema 1: the engine that sized the
+  result. Rows stored before it have no such key and read as None (re-encoded without it).
 
 The same module encodes the engine's `CatalogSnapshot` (products with their prices), so that a
 saved design keeps the catalog it was sized against (`snapshot_to_json`, `snapshot_from_json`).
@@ -42,6 +44,7 @@ from planner.engine.catalog import (
 from planner.engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
 from planner.engine.request import to_dict
 from planner.engine.text import Text, from_dict
+from planner.engine.version import ENGINE_VERSION
 
 RESULT_SCHEMA = 1
 SNAPSHOT_SCHEMA = 1
@@ -252,6 +255,9 @@ class DesignResult:
     label: str = ""  # what an alternative optimises: lowest_cost, most_resilient, most_growth
     planes: tuple[PlaneResult, ...] = ()
     request: Mapping[str, Any] = field(default_factory=dict)  # the engine request, as JSON
+    # The engine that sized it: a saved design is re-derived (cabling, racks) only by the same
+    # one. None: stored before versions were kept (and left out of the JSON, as it was).
+    engine_version: str | None = field(default=None, metadata=_omit_none())
 
     @property
     def compute(self) -> PlaneResult | None:
@@ -490,6 +496,7 @@ def design_result(design: Design) -> DesignResult:
         label=design.label,
         planes=tuple(_plane(plane) for plane in design.planes),
         request=to_dict(design.request),
+        engine_version=ENGINE_VERSION,
     )
 
 

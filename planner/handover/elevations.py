@@ -538,6 +538,37 @@ def _warnings(racks: list[Rack], limit_w: int | None) -> tuple[Text, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True, kw_only=True)
+class RackLayout:
+    """Racks that hold the same things at the same U positions (device names aside): `rack`
+    is the first of them, `count` how many there are."""
+
+    rack: Rack
+    count: int
+
+
+def rack_layouts(elevations: Elevations) -> list[RackLayout]:
+    """The distinct rack layouts of a design, in hall order of their first rack: a 16,384-GPU
+    design's 547 racks are 9 layouts, few enough to draw where every rack is not."""
+    first: dict[tuple[object, ...], Rack] = {}
+    counts: dict[tuple[object, ...], int] = defaultdict(int)
+    for rack in elevations.racks:
+        key = (
+            rack.kind,
+            rack.height_u,
+            tuple((item.u, item.units, item.role, item.model, item.plane) for item in rack.items),
+        )
+        first.setdefault(key, rack)
+        counts[key] += 1
+    return [RackLayout(rack=rack, count=counts[key]) for key, rack in first.items()]
+
+
+def network_rack_count(elevations: Elevations) -> int:
+    """Racks of switches only (a row's network racks and the network row): the compute racks
+    are the design's own count (`Design.racks`, the stored result's `racks`)."""
+    return sum(1 for rack in elevations.racks if rack.kind == "network")
+
+
 def rack_of(elevations: Elevations, device: str) -> str:
     """The rack a device (or the first of a breakout's devices) stands in; devices the design
     does not place (storage nodes, switch management ports) are in the network row."""
@@ -549,9 +580,12 @@ __all__ = [
     "Elevations",
     "Rack",
     "RackItem",
+    "RackLayout",
     "ServerModel",
     "compute_rack_name",
     "default_server_units",
     "design_elevations",
+    "network_rack_count",
+    "rack_layouts",
     "rack_of",
 ]

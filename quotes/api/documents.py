@@ -30,14 +30,25 @@ class DocumentSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     is_draft = serializers.BooleanField(
         read_only=True, help_text="Rendered before approval: marked as a draft on every page."
     )
+    is_superseded = serializers.BooleanField(
+        read_only=True,
+        help_text="Rendered from content its revision no longer has (a draft changed since): "
+        "kept for the record, never shared with the customer.",
+    )
+    is_shareable = serializers.BooleanField(
+        read_only=True,
+        help_text="Ready, unmarked and of exactly the approved content: what the customer's "
+        "share link serves.",
+    )
     links = serializers.SerializerMethodField()
 
     class Meta:
         model = Document
         fields = [
             "id", "quote", "revision", "kind", "language", "start_date", "template_version",
-            "is_draft", "status", "progress", "step", "attempts", "error", "sha256", "size_bytes",
-            "pages", "created_at", "started_at", "finished_at", "links",
+            "content_sha256", "is_draft", "is_superseded", "is_shareable", "status", "progress",
+            "step", "attempts", "error", "sha256", "size_bytes", "pages", "created_at",
+            "started_at", "finished_at", "links",
         ]  # fmt: skip
         read_only_fields = fields
 

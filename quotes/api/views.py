@@ -17,7 +17,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status
+from rest_framework import mixins, permissions, serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,6 +29,14 @@ from core.services import user_signed_in
 from customers.selectors import customer_for, opportunity_for
 from planner.selectors import design_for
 from quotes import selectors, services
+from quotes.api.preconditions import (
+    IF_MATCH,
+    LINE,
+    PRECONDITION_FAILED,
+    REVISION,
+    expected_version,
+    tagged,
+)
 from quotes.api.summaries import QUOTE_COLUMNS, quote_summaries
 from quotes.exports import XLSX_TYPE, quote_xlsx
 from quotes.filters import QuoteFilter
@@ -38,6 +46,7 @@ from quotes.serializers import (
     FreightSerializer,
     LineUpdateSerializer,
     QuoteCreateSerializer,
+    QuoteLineSerializer,
     QuoteListSerializer,
     QuoteSerializer,
     RejectSerializer,
@@ -47,13 +56,19 @@ from quotes.serializers import (
 
 PROBLEM = {"description": "RFC 9457 problem+json"}
 ACTION_ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM}
+# Changes that honour If-Match (quotes.api.preconditions).
+GUARDED_ERRORS: dict[Any, Any] = {**ACTION_ERRORS, **PRECONDITION_FAILED}
 
 
 class QuotePermissions(ModelPermissions):
-    """Model permissions; a status action (POST .../submit/ etc.) needs change_quote."""
+    """Model permissions; a status action (POST .../submit/ etc.) and any change of a line or of
+    the terms (deleting a line included) needs change_quote; reading them, view_quote."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if getattr(view, "action", None) in QuoteViewSet.status_actions:
+        if (
+            getattr(view, "action", None) in QuoteViewSet.status_actions
+            and request.method not in permissions.SAFE_METHODS
+        ):
             user = request.user
             return bool(user and user.is_authenticated and user.has_perm("quotes.change_quote"))
         return super().has_permission(request, view)
@@ -80,8 +95,8 @@ class QuoteViewSet(
     # the rows come from get_queryset.
     queryset = Quote.objects.none()
     status_actions = (
-        "submit", "approve", "reject", "send", "revise", "terms", "freight", "archive",
-        "restore", "destroy",
+        "submit", "approve", "reject", "send", "revise", "withdraw", "line", "terms", "freight",
+        "archive", "restore", "destroy",
     )  # fmt: skip
 
     def visible(self, user: User) -> QuerySet[Quote]:
@@ -241,54 +256,122 @@ class QuoteViewSet(
         return self._revision_response(revision, status.HTTP_201_CREATED)
 
     @extend_schema(
-        summary="Change a line: quantity, discount, unit price, SKU, description, optional",
-        description="A line to be priced (`to_be_priced: true`: no catalog product fits it) is "
-        "priced with `override_unit_price` or replaced with a catalog product with `sku`. Only "
-        "a draft, pending or approved revision changes; a change to a submitted one sends it "
-        "back for approval (or to draft). `description` sets the text of both languages, "
-        "`description_en` and `description_zh` one each. Answers the line's revision with its "
-        "new totals.",
-        request=LineUpdateSerializer,
-        parameters=[OpenApiParameter("line_id", int, OpenApiParameter.PATH)],
-        responses={200: RevisionSerializer, **ACTION_ERRORS},
+        summary="Withdraw the submitted or approved revision, to change it",
+        description="Submitting freezes a revision: its lines, terms and design are what is "
+        "approved and sent. To change it, withdraw it: it stays as submitted (status "
+        "`withdrawn`) and a new draft revision, copied from it, is returned for the change, to "
+        "be submitted again.",
+        request=None,
+        responses={201: RevisionSerializer, **ACTION_ERRORS},
     )
-    @action(detail=True, methods=["patch"], url_path=r"lines/(?P<line_id>[0-9]+)", url_name="line")
-    def line(self, request: Request, pk: str | None = None, line_id: str | None = None) -> Response:
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request: Request, pk: str | None = None) -> Response:
+        revision = services.revision_withdraw(user=self.author, revision=self._current())
+        return self._revision_response(revision, status.HTTP_201_CREATED)
+
+    def _line(self, line_id: str | None) -> QuoteLine:
         quote = self.get_object()
-        line = get_object_or_404(
+        return get_object_or_404(
             QuoteLine.objects.select_related("revision__quote"), pk=line_id, revision__quote=quote
         )
-        data = LineUpdateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        services.revision_line_update(user=self.author, line=line, **data.validated_data)
-        return self._revision_response(line.revision)
 
     @extend_schema(
+        methods=["GET"],
+        summary="One line, with its version as the ETag",
+        description='The `ETag` header (e.g. "line-12-v3") names the line\'s version: send it '
+        "back as `If-Match` to change or delete the line only if nobody changed it since.",
+        parameters=[OpenApiParameter("line_id", int, OpenApiParameter.PATH)],
+        responses={200: QuoteLineSerializer, **ACTION_ERRORS},
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        summary="Change a line: quantity, discount, unit price, unit cost, SKU, description",
+        description="A line to be priced (`to_be_priced: true`: no catalog product fits it) is "
+        "priced with `override_unit_price` or replaced with a catalog product with `sku`; its "
+        "`override_unit_cost` (quotes.view_margin) makes the revision's margin known. Only a "
+        "draft revision changes. `description` sets the text of both languages, "
+        "`description_en` and `description_zh` one each. With `If-Match` (the line's ETag) the "
+        "change is made only if nobody changed the line since, else 412. Answers the line's "
+        "revision with its new totals, and the line's new ETag.",
+        request=LineUpdateSerializer,
+        parameters=[OpenApiParameter("line_id", int, OpenApiParameter.PATH), IF_MATCH],
+        responses={200: RevisionSerializer, **GUARDED_ERRORS},
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        summary="Delete a line of a draft revision",
+        description="With `If-Match` (the line's ETag) only if nobody changed the line since, "
+        "else 412. Answers the line's revision with its new totals.",
+        request=None,
+        parameters=[OpenApiParameter("line_id", int, OpenApiParameter.PATH), IF_MATCH],
+        responses={200: RevisionSerializer, **GUARDED_ERRORS},
+    )
+    @action(
+        detail=True,
+        methods=["get", "patch", "delete"],
+        url_path=r"lines/(?P<line_id>[0-9]+)",
+        url_name="line",
+    )
+    def line(self, request: Request, pk: str | None = None, line_id: str | None = None) -> Response:
+        line = self._line(line_id)
+        if request.method == "GET":
+            body = QuoteLineSerializer(line, context=self.get_serializer_context()).data
+            return tagged(Response(body), LINE, line)
+        version = expected_version(request, LINE, line.pk)
+        if request.method == "DELETE":
+            services.revision_line_delete(user=self.author, line=line, expected_version=version)
+            return self._revision_response(line.revision)
+        data = LineUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        changed = services.revision_line_update(
+            user=self.author, line=line, expected_version=version, **data.validated_data
+        )
+        return tagged(self._revision_response(line.revision), LINE, changed)
+
+    @extend_schema(
+        methods=["GET"],
+        summary="The current revision (terms, totals, lines), with its version as the ETag",
+        description='The `ETag` header (e.g. "revision-7-v4") names the revision\'s version, '
+        "which every change of it or of its lines moves on: send it back as `If-Match` to "
+        "change the terms or the freight only if nobody changed the revision since.",
+        responses={200: RevisionSerializer, **ACTION_ERRORS},
+    )
+    @extend_schema(
+        methods=["PATCH"],
         summary="Change the current revision's VAT per line kind, payment milestones, terms",
         description="VAT rates are percentages (13 is 13%, at most 99.99); milestones name "
         "phases of the implementation plan and sum to 100%. Either every field is valid and "
-        "saved, or nothing is (a 400 naming the field).",
+        "saved, or nothing is (a 400 naming the field). With `If-Match` (the revision's ETag) "
+        "only if nobody changed the revision since, else 412.",
         request=CommercialTermsSerializer,
-        responses={200: RevisionSerializer, **ACTION_ERRORS},
+        parameters=[IF_MATCH],
+        responses={200: RevisionSerializer, **GUARDED_ERRORS},
     )
-    @action(detail=True, methods=["patch"])
+    @action(detail=True, methods=["get", "patch"])
     def terms(self, request: Request, pk: str | None = None) -> Response:
+        revision = self._current()
+        if request.method == "GET":
+            return tagged(self._revision_response(revision), REVISION, revision)
         data = CommercialTermsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         milestones = values.pop("payment_milestones", None)
         revision = services.revision_commercial_update(
             user=self.author,
-            revision=self._current(),
+            revision=revision,
             payment_milestones=[dict(m) for m in milestones] if milestones is not None else None,
+            expected_version=expected_version(request, REVISION, revision.pk),
             **values,
         )
-        return self._revision_response(revision)
+        return tagged(self._revision_response(revision), REVISION, revision)
 
     @extend_schema(
         summary="Set (or remove, with null) the current revision's freight line",
+        description="With `If-Match` (the revision's ETag, from GET .../terms/) only if nobody "
+        "changed the revision since, else 412.",
         request=FreightSerializer,
-        responses={200: RevisionSerializer, **ACTION_ERRORS},
+        parameters=[IF_MATCH],
+        responses={200: RevisionSerializer, **GUARDED_ERRORS},
     )
     @action(detail=True, methods=["put"])
     def freight(self, request: Request, pk: str | None = None) -> Response:
@@ -296,9 +379,12 @@ class QuoteViewSet(
         data.is_valid(raise_exception=True)
         revision = self._current()
         services.revision_freight_set(
-            user=self.author, revision=revision, amount=data.validated_data["amount"]
+            user=self.author,
+            revision=revision,
+            amount=data.validated_data["amount"],
+            expected_version=expected_version(request, REVISION, revision.pk),
         )
-        return self._revision_response(revision)
+        return tagged(self._revision_response(revision), REVISION, revision)
 
     @extend_schema(
         summary="Archive a draft quote never sent (it leaves the lists)",

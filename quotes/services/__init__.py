@@ -20,6 +20,7 @@ from quotes.services.drafts import quote_archive, quote_delete
 from quotes.services.errors import (
     ActionNotAllowed,
     ApprovalRequired,
+    ContentChanged,
     NotPermitted,
     QuoteExpired,
     QuoteHasUnpricedLines,
@@ -38,6 +39,7 @@ from quotes.services.revisions import (
     revision_line_delete,
     revision_line_update,
     revision_terms_update,
+    revision_withdraw,
 )
 from quotes.services.sending import revision_send, share_link_create, share_link_revoke
 from quotes.services.spares import revision_spares_add as revision_spares_add
@@ -56,6 +58,7 @@ __all__ = [
     "ActionNotAllowed",
     "ApprovalRequired",
     "CatalogItem",
+    "ContentChanged",
     "NotPermitted",
     "QuoteExpired",
     "QuoteHasUnpricedLines",
@@ -86,6 +89,7 @@ __all__ = [
     "revision_send",
     "revision_submit",
     "revision_terms_update",
+    "revision_withdraw",
     "share_link_create",
     "share_link_revoke",
     "share_link_view_record",

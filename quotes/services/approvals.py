@@ -8,12 +8,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from quotes import transitions
+from quotes.content import revision_content_sha256
 from quotes.models import (
     AuditAction,
     QuoteRevision,
     QuoteStatus,
 )
-from quotes.services.errors import NotPermitted, QuoteInvalid
+from quotes.services.errors import ContentChanged, NotPermitted, QuoteInvalid
 from quotes.services.prices import _check_complete, _reprice
 from quotes.services.records import _lock, _require, _set_status, audit_record
 from quotes.transitions import Action
@@ -26,26 +27,63 @@ def revision_submit(*, user: User, revision: QuoteRevision) -> QuoteRevision:
     with transaction.atomic():
         revision = _lock(revision)
         transitions.require(Action.SUBMIT, revision)
-        _reprice(revision)
-        _check_complete(revision)
-        revision.submitted_at = timezone.now()
-        if revision.approval_reasons:
-            _set_status(
-                revision,
-                QuoteStatus.PENDING_APPROVAL,
-                actor=user,
-                note={"approval_reasons": revision.approval_reasons},
-                fields=("submitted_at",),
-            )
-        else:
-            _set_status(
-                revision,
-                QuoteStatus.APPROVED,
-                actor=user,
-                note={"approval": "not needed"},
-                fields=("submitted_at",),
-            )
+        _submit(user=user, revision=revision)
     return revision
+
+
+def _submit(*, user: User, revision: QuoteRevision) -> None:
+    """Record what is submitted (its content hash) and move on: to pending approval when the
+    policy asks for it, else approved, bound to the same content. The caller holds the lock."""
+    _reprice(revision)
+    _check_complete(revision)
+    revision.submitted_at = timezone.now()
+    revision.submitted_sha256 = revision.content_sha256
+    revision.approved_by = None
+    revision.approved_at = None
+    if revision.approval_reasons:
+        revision.approved_sha256 = ""
+        _set_status(
+            revision,
+            QuoteStatus.PENDING_APPROVAL,
+            actor=user,
+            note={
+                "approval_reasons": revision.approval_reasons,
+                "content_sha256": revision.submitted_sha256,
+            },
+            fields=_SUBMIT_FIELDS,
+        )
+    else:
+        revision.approved_sha256 = revision.submitted_sha256
+        _set_status(
+            revision,
+            QuoteStatus.APPROVED,
+            actor=user,
+            note={"approval": "not needed", "content_sha256": revision.submitted_sha256},
+            fields=_SUBMIT_FIELDS,
+        )
+
+
+_SUBMIT_FIELDS = (
+    "submitted_at",
+    "submitted_sha256",
+    "approved_sha256",
+    "approved_by",
+    "approved_at",
+)
+
+
+def require_content_unchanged(revision: QuoteRevision, *, bound_to: str) -> None:
+    """Refuse when what the revision says now is not the content `bound_to` (the hash that was
+    submitted, or approved): nobody approves or sends numbers that were not submitted."""
+    now = revision_content_sha256(revision)
+    if not bound_to or now != bound_to or now != revision.content_sha256:
+        raise ContentChanged(
+            _(
+                "%(label)s changed after it was submitted: its approval is void. Withdraw it and "
+                "submit the change."
+            )
+            % {"label": revision.label}
+        )
 
 
 def revision_approve(*, user: User, revision: QuoteRevision, note: str = "") -> QuoteRevision:
@@ -56,14 +94,16 @@ def revision_approve(*, user: User, revision: QuoteRevision, note: str = "") -> 
         refusal = transitions.approval_refusal(user, revision)
         if refusal is not None:
             raise NotPermitted(refusal)
+        require_content_unchanged(revision, bound_to=revision.submitted_sha256)
         revision.approved_by = user
         revision.approved_at = timezone.now()
+        revision.approved_sha256 = revision.submitted_sha256
         _set_status(
             revision,
             QuoteStatus.APPROVED,
             actor=user,
-            note={"approved_by": user.get_username()},
-            fields=("approved_by", "approved_at"),
+            note={"approved_by": user.get_username(), "content_sha256": revision.approved_sha256},
+            fields=("approved_by", "approved_at", "approved_sha256"),
         )
         audit_record(
             quote=revision.quote,
@@ -91,5 +131,12 @@ def revision_reject(*, user: User, revision: QuoteRevision, reason: str) -> Quot
         transitions.require(Action.REJECT, revision)
         if not transitions.has_permission(user, Action.REJECT):
             raise NotPermitted(_("Only a sales manager can reject approvals."))
-        _set_status(revision, QuoteStatus.DRAFT, actor=user, note={"rejected": reason.strip()})
+        revision.submitted_sha256 = ""
+        _set_status(
+            revision,
+            QuoteStatus.DRAFT,
+            actor=user,
+            note={"rejected": reason.strip()},
+            fields=("submitted_sha256",),
+        )
     return revision

@@ -15,12 +15,14 @@ from quotes.transitions import (
 __all__ = [
     "ActionNotAllowed",
     "ApprovalRequired",
+    "ContentChanged",
     "NotPermitted",
     "QuoteExpired",
     "QuoteHasUnpricedLines",
     "QuoteInvalid",
     "QuoteNotEditable",
     "TransitionNotAllowed",
+    "VersionConflict",
 ]
 
 
@@ -40,3 +42,18 @@ class QuoteHasUnpricedLines(DomainError):
 class NotPermitted(DomainError):
     http_status = 403
     code = "not_permitted"
+
+
+class ContentChanged(DomainError):
+    """What the revision says is not what was submitted (or approved): the approval is void."""
+
+    http_status = 409
+    code = "content_changed"
+
+
+class VersionConflict(DomainError):
+    """A save made from an older version of a line or revision than the one stored: someone
+    else saved in between. Nothing is overwritten; the reader reloads and decides again."""
+
+    http_status = 412
+    code = "version_conflict"

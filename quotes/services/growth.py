@@ -21,7 +21,7 @@ from quotes import transitions
 from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision
 from quotes.services.descriptions import in_both
 from quotes.services.errors import QuoteInvalid
-from quotes.services.revisions import quote_revise, revision_line_add
+from quotes.services.revisions import _edited_revision, quote_revise, revision_line_add
 from quotes.services.spares import engine_gap_texts, revision_engine_design
 from quotes.transitions import Action
 
@@ -36,9 +36,13 @@ class GrowthQuoted:
     skipped: tuple[str, ...]  # generic parts and parts the price list does not sell
 
 
-def quote_growth_revise(*, user: User, quote: Quote, step: int) -> GrowthQuoted:
+def quote_growth_revise(
+    *, user: User, quote: Quote, step: int, expected_version: int | None = None
+) -> GrowthQuoted:
     """Put growth step `step` (its index in the design's growth plan) on a revision: its
-    description as a note and its parts as lines."""
+    description as a note and its parts as lines. `expected_version`: the version of the
+    revision changed in place it was asked from (a stale one: VersionConflict, nothing added);
+    a new draft revised from a closed revision starts afresh."""
     current = quote.revisions.order_by("-number").first()
     if current is None:
         raise QuoteInvalid(_("The quote has no revision."))
@@ -56,8 +60,7 @@ def quote_growth_revise(*, user: User, quote: Quote, step: int) -> GrowthQuoted:
         if transitions.allows(current.status, Action.REVISE):
             revision = quote_revise(user=user, quote=quote)
         else:
-            transitions.require(Action.EDIT, current)
-            revision = current
+            revision = _edited_revision(current, expected_version=expected_version)
         # The note in both languages: the quote prints in either.
         note = in_both(
             lambda: (

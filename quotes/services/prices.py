@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 from catalog.models import ContractPrice, Price, PriceList, Product
 from customers.models import Customer
 from quotes import pricing
+from quotes.content import content_sha256
 from quotes.models import (
     DiscountPolicy,
     LineKind,
@@ -122,6 +123,7 @@ def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
         hit.as_json()
         for hit in pricing.policy_hits(policy_rules(), totals, currency=revision.currency)
     ]
+    revision.content_sha256 = content_sha256(revision, list(lines.values()))
     revision.save()
     _sync_quote(revision)
     return priced

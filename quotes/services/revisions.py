@@ -21,14 +21,68 @@ from quotes.models import (
     QuoteStatus,
 )
 from quotes.services.descriptions import Descriptions, catalog_description, typed
-from quotes.services.errors import QuoteInvalid
+from quotes.services.errors import QuoteInvalid, VersionConflict
 from quotes.services.prices import _frozen_fields, _reprice, _sellable_item, _unpriced_lines
-from quotes.services.records import _lock, _require, _set_status, audit_record
+from quotes.services.records import (
+    _lock,
+    _require,
+    _require_permission,
+    _set_status,
+    audit_record,
+)
 from quotes.transitions import Action
 
 
 def _ensure_editable(revision: QuoteRevision) -> None:
     transitions.require(Action.EDIT, revision)
+
+
+def _edited_revision(revision: QuoteRevision, *, expected_version: int | None) -> QuoteRevision:
+    """The revision re-read under its row lock, editable, at `expected_version` (None: whatever
+    it is) and with its version bumped: every edit of a revision or of one of its lines goes
+    through here, so two saves made from the same page or GET cannot both land (the second is
+    refused, nothing silently overwritten). The lock orders concurrent edits; the bump is undone
+    with the transaction if the edit is refused further on."""
+    revision = _lock(revision)
+    _ensure_editable(revision)
+    if expected_version is not None and expected_version != revision.version:
+        raise VersionConflict(
+            _(
+                "Someone else changed %(label)s since you opened it: reload the page to see "
+                "their change; nothing was saved."
+            )
+            % {"label": revision.label}
+        )
+    revision.version += 1  # under the lock: no other transaction reads the old value meanwhile
+    revision.save(update_fields=["version", "updated_at"])
+    return revision
+
+
+def _edited_line(
+    line: QuoteLine, *, expected_version: int | None
+) -> tuple[QuoteRevision, QuoteLine]:
+    """The line's revision as `_edited_revision` gives it (a line's change changes the
+    revision's totals, so the revision's version moves too), and the line re-read under its own
+    row lock, at `expected_version` (None: whatever it is), its version bumped in memory (saved
+    with the edit)."""
+    revision = _edited_revision(line.revision, expected_version=None)
+    current = QuoteLine.objects.select_for_update().filter(pk=line.pk, revision=revision).first()
+    if current is None:
+        raise VersionConflict(
+            _(
+                "Someone else deleted this line since you opened it: reload the page; nothing "
+                "was saved."
+            )
+        )
+    if expected_version is not None and expected_version != current.version:
+        raise VersionConflict(
+            _(
+                "Someone else changed this line since you opened it: reload the page to see "
+                "their change; nothing was saved."
+            )
+        )
+    current.version += 1
+    return revision, current
 
 
 def _after_change(revision: QuoteRevision, *, user: User, what: str) -> None:
@@ -116,6 +170,8 @@ def revision_line_update(
     sku: str | None = None,
     description_en: str | None = None,
     description_zh: str | None = None,
+    override_unit_cost: Decimal | None = _UNSET,
+    expected_version: int | None = None,
 ) -> QuoteLine:
     """Change a line. `override_unit_price=None` clears an override; leaving it out keeps it.
 
@@ -126,13 +182,23 @@ def revision_line_update(
     A line to be priced (a catalog gap: no SKU) is priced with `override_unit_price`, a unit
     price in the quote's currency, or replaced with a catalog product by `sku`: the line then
     takes the product's name (unless `description` is given), kind and frozen prices, and loses
-    any override not given in the same call. Any product or service line may change its SKU so."""
+    any override not given in the same call. Any product or service line may change its SKU so.
+
+    Such a line priced by hand has no catalog cost: `override_unit_cost` (same convention as
+    the price; in the price list's currency, as catalog costs) gives it one, so that the
+    revision's margin is known. Only those who may see margins enter it.
+
+    `expected_version` is the line's version the change was made from (the form's or the ETag's):
+    if someone else changed the line since, VersionConflict and nothing is written."""
     _require(user, Action.EDIT)
+    if override_unit_cost is not _UNSET and override_unit_cost is not None:
+        _require_permission(user, "quotes.view_margin")  # a cost is margin information
+        if override_unit_cost < 0:
+            raise QuoteInvalid(_("A cost cannot be negative."), field="override_unit_cost")
     with transaction.atomic():
-        revision = _lock(line.revision)
-        _ensure_editable(revision)
-        line = QuoteLine.objects.get(pk=line.pk, revision=revision)
+        revision, line = _edited_line(line, expected_version=expected_version)
         before = _line_state(line)
+        cost_before = line.override_unit_cost
         if sku is not None and sku.strip() != line.sku:
             if line.kind == LineKind.NOTE:
                 raise QuoteInvalid(_("A note has no SKU."), field="sku")
@@ -145,6 +211,8 @@ def revision_line_update(
                 setattr(line, name, value)
             if override_unit_price is _UNSET:
                 line.override_unit_price = None  # it priced what the line was
+            if override_unit_cost is _UNSET:
+                line.override_unit_cost = None  # the catalog's cost applies now
         if quantity is not None:
             if line.kind != LineKind.NOTE and quantity < 1:
                 raise QuoteInvalid(
@@ -167,13 +235,32 @@ def revision_line_update(
             line.description_zh = description_zh
         if is_optional is not None:
             line.is_optional = is_optional
+        if override_unit_cost is not _UNSET:
+            if override_unit_cost is not None and (
+                line.sku or line.kind in (LineKind.NOTE, LineKind.FREIGHT)
+            ):
+                raise QuoteInvalid(
+                    _(
+                        "Only a line priced by hand, without a catalog product, takes a unit "
+                        "cost: the catalog's cost applies to the others."
+                    ),
+                    field="override_unit_cost",
+                )
+            line.override_unit_cost = (
+                pricing.money(override_unit_cost) if override_unit_cost is not None else None
+            )
         line.save()
         _after_change(revision, user=user, what="line changed")
         line.refresh_from_db()
         after = _line_state(line)
-        if before != after:
+        # The cost itself stays out of the trail: the history is shown to everyone who sees the
+        # quote, margins only to some. That it changed, and who changed it, is recorded.
+        cost_changed = cost_before != line.override_unit_cost
+        if before != after or cost_changed:
             recorded_before, recorded_after = _recorded(before, after)
-            override_changed = before["override_unit_price"] != after["override_unit_price"]
+            override_changed = (
+                before["override_unit_price"] != after["override_unit_price"] or cost_changed
+            )
             audit_record(
                 quote=revision.quote,
                 revision=revision,
@@ -186,19 +273,26 @@ def revision_line_update(
 
 
 def revision_discount_apply(
-    *, user: User, revision: QuoteRevision, discount_percent: Decimal
+    *,
+    user: User,
+    revision: QuoteRevision,
+    discount_percent: Decimal,
+    expected_version: int | None = None,
 ) -> QuoteRevision:
-    """The same discount on every product line without a price override (services keep theirs)."""
+    """The same discount on every product line without a price override (services keep theirs).
+    `expected_version`: the revision's version it was decided on (see `_edited_revision`)."""
     _require(user, Action.EDIT)
     discount = _check_discount(discount_percent)
     with transaction.atomic():
-        revision = _lock(revision)
-        _ensure_editable(revision)
+        revision = _edited_revision(revision, expected_version=expected_version)
         lines = list(revision.lines.filter(kind=LineKind.PRODUCT, override_unit_price__isnull=True))
         before = {str(line.pk): line.discount_percent for line in lines}
         for line in lines:
+            if line.discount_percent != discount:
+                # A line form opened before this change must not put the old discount back.
+                line.version += 1
             line.discount_percent = discount
-        QuoteLine.objects.bulk_update(lines, ["discount_percent"])
+        QuoteLine.objects.bulk_update(lines, ["discount_percent", "version"])
         _after_change(revision, user=user, what="discount changed")
         audit_record(
             quote=revision.quote,
@@ -232,17 +326,18 @@ def revision_line_add(
     plane: str = "",
     tier: str = "",
     description_zh: str | None = None,
+    expected_version: int | None = None,
 ) -> QuoteLine:
     """Add a product, service or note line; products and services are priced from the revision's
     price list and the customer's contract prices, as of today.
 
     A product or service without `description` is described by the catalog's names in both
     languages. A `description` typed by hand is stored as both languages' text, unless
-    `description_zh` is given: then `description` is the English text and that the Chinese."""
+    `description_zh` is given: then `description` is the English text and that the Chinese.
+    `expected_version`: the revision's version it was decided on (see `_edited_revision`)."""
     _require(user, Action.EDIT)
     with transaction.atomic():
-        revision = _lock(revision)
-        _ensure_editable(revision)
+        revision = _edited_revision(revision, expected_version=expected_version)
         last = revision.lines.order_by("-position").values_list("position", flat=True).first()
         fields: dict[str, Any] = {
             "revision": revision,
@@ -288,11 +383,14 @@ def revision_line_add(
     return line
 
 
-def revision_line_delete(*, user: User, line: QuoteLine) -> None:
+def revision_line_delete(
+    *, user: User, line: QuoteLine, expected_version: int | None = None
+) -> None:
+    """Delete a line. `expected_version`: the line's version it was decided on; if someone else
+    changed (or deleted) the line since, VersionConflict and nothing is deleted."""
     _require(user, Action.EDIT)
     with transaction.atomic():
-        revision = _lock(line.revision)
-        _ensure_editable(revision)
+        revision, line = _edited_line(line, expected_version=expected_version)
         before = _recorded(_line_state(line))[0]
         QuoteLine.objects.filter(pk=line.pk, revision=revision).delete()
         _after_change(revision, user=user, what="line deleted")
@@ -312,11 +410,11 @@ def revision_terms_update(
     terms: str | None = None,
     validity_days: int | None = None,
     tax_rate: Decimal | None = None,
+    expected_version: int | None = None,
 ) -> QuoteRevision:
     _require(user, Action.EDIT)
     with transaction.atomic():
-        revision = _lock(revision)
-        _ensure_editable(revision)
+        revision = _edited_revision(revision, expected_version=expected_version)
         before = {
             "terms": revision.terms,
             "validity_days": revision.validity_days,
@@ -353,6 +451,43 @@ def revision_terms_update(
     return revision
 
 
+_COPIED_FIELDS = (
+    "design_snapshot", "price_list_code", "price_list_currency", "prices_are_samples",
+    "currency", "exchange_rate", "tax_rate", "services_tax_rate", "freight_tax_rate",
+    "payment_milestones", "terms", "terms_written", "validity_days", "support_years",
+)  # fmt: skip
+_COPIED_LINE_FIELDS = (
+    "position", "kind", "plane", "tier", "sku", "description", "description_zh",
+    "quantity", "is_optional", "frozen_list_price", "frozen_tiers", "frozen_contract_price",
+    "frozen_unit_cost", "discount_percent", "override_unit_price", "override_unit_cost",
+)  # fmt: skip
+
+
+def _copy_revision(*, user: User, quote: Quote, current: QuoteRevision) -> QuoteRevision:
+    """A new draft revision after `current` with the same frozen prices, discounts, terms and
+    design snapshot, repriced, and the audit event that says where it came from."""
+    new = QuoteRevision.objects.create(
+        quote=quote,
+        number=current.number + 1,
+        created_by=user,
+        **{name: getattr(current, name) for name in _COPIED_FIELDS},
+    )
+    QuoteLine.objects.bulk_create(
+        QuoteLine(revision=new, **{name: getattr(line, name) for name in _COPIED_LINE_FIELDS})
+        for line in current.lines.order_by("position", "id")
+    )
+    _reprice(new)
+    audit_record(
+        quote=quote,
+        revision=new,
+        action=AuditAction.CREATED,
+        actor=user,
+        before={"revision": current.label, "status": current.status},
+        after={"revision": new.label, "status": new.status},
+    )
+    return new
+
+
 def quote_revise(*, user: User, quote: Quote) -> QuoteRevision:
     """Copy the latest revision (sent, declined or expired) into a new draft revision, with the
     same frozen prices, discounts, terms and design snapshot."""
@@ -362,44 +497,20 @@ def quote_revise(*, user: User, quote: Quote) -> QuoteRevision:
         current = quote.revisions.order_by("-number").first()
         assert current is not None
         transitions.require(Action.REVISE, current)
-        copy_fields = (
-            "design_snapshot",
-            "price_list_code",
-            "price_list_currency",
-            "prices_are_samples",
-            "currency",
-            "exchange_rate",
-            "tax_rate",
-            "services_tax_rate",
-            "freight_tax_rate",
-            "payment_milestones",
-            "terms",
-            "terms_written",
-            "validity_days",
-            "support_years",
-        )
-        new = QuoteRevision.objects.create(
-            quote=quote,
-            number=current.number + 1,
-            created_by=user,
-            **{name: getattr(current, name) for name in copy_fields},
-        )
-        line_fields = (
-            "position", "kind", "plane", "tier", "sku", "description", "description_zh",
-            "quantity", "is_optional", "frozen_list_price", "frozen_tiers", "frozen_contract_price",
-            "frozen_unit_cost", "discount_percent", "override_unit_price",
-        )  # fmt: skip
-        QuoteLine.objects.bulk_create(
-            QuoteLine(revision=new, **{name: getattr(line, name) for name in line_fields})
-            for line in current.lines.order_by("position", "id")
-        )
-        _reprice(new)
-        audit_record(
-            quote=quote,
-            revision=new,
-            action=AuditAction.CREATED,
-            actor=user,
-            before={"revision": current.label, "status": current.status},
-            after={"revision": new.label, "status": new.status},
-        )
-    return new
+        return _copy_revision(user=user, quote=quote, current=current)
+
+
+def revision_withdraw(*, user: User, revision: QuoteRevision) -> QuoteRevision:
+    """Take back a submitted or approved revision that was not sent, to change it: it stays as
+    it was submitted (and approved), marked withdrawn, and a new draft revision copied from it
+    carries the change. Returns the new draft."""
+    _require(user, Action.WITHDRAW)
+    with transaction.atomic():
+        quote = Quote.objects.select_for_update().get(pk=revision.quote_id)
+        current = _lock(revision)
+        transitions.require(Action.WITHDRAW, current)
+        latest = quote.revisions.order_by("-number").values_list("pk", flat=True).first()
+        if latest != current.pk:  # pragma: no cover - only the latest is ever submitted
+            raise QuoteInvalid(_("Only the latest revision can be withdrawn."))
+        _set_status(current, QuoteStatus.WITHDRAWN, actor=user, note={"withdrawn": True})
+        return _copy_revision(user=user, quote=quote, current=current)

@@ -16,6 +16,7 @@ from quotes.models import (
     QuoteStatus,
     ShareLink,
 )
+from quotes.services.approvals import _submit, require_content_unchanged
 from quotes.services.prices import _check_complete, _reprice
 from quotes.services.records import _lock, _require, _set_status, audit_record
 from quotes.transitions import (
@@ -66,17 +67,27 @@ def share_link_revoke(*, user: User, link: ShareLink) -> ShareLink:
     return link
 
 
-def revision_send(*, user: User, revision: QuoteRevision) -> ShareLink:
-    """Approved (or a draft that needs no approval) -> sent: the revision freezes for good, its
-    validity starts, earlier sent revisions are superseded, and a share link is created."""
+def revision_send(
+    *, user: User, revision: QuoteRevision, languages: tuple[str, ...] = ()
+) -> ShareLink:
+    """Approved (or a draft that needs no approval, submitted on the way) -> sent: the revision
+    freezes for good, its validity starts, earlier sent revisions are superseded, a share link
+    is created, and the final, unmarked proposal of exactly the approved content is asked for
+    in the customer's language (and in `languages` besides): the only document the share page
+    serves."""
     _require(user, Action.SEND)
     with transaction.atomic():
         revision = _lock(revision)
         transitions.require(Action.SEND, revision)
+        if revision.status == QuoteStatus.DRAFT:
+            _submit(user=user, revision=revision)  # refused when incomplete
+            if revision.status != QuoteStatus.APPROVED:
+                raise ApprovalRequired(transitions.needs_approval_message(revision))
         _reprice(revision)
         _check_complete(revision)
+        require_content_unchanged(revision, bound_to=revision.approved_sha256)
         if transitions.needs_approval(revision):
-            # A draft above the policy, or a policy tightened since the automatic approval.
+            # A policy tightened since the automatic approval.
             raise ApprovalRequired(transitions.needs_approval_message(revision))
         today = timezone.localdate()
         revision.sent_at = timezone.now()
@@ -109,4 +120,11 @@ def revision_send(*, user: User, revision: QuoteRevision) -> ShareLink:
             actor=user,
             after={"link": link.pk},
         )
+        # Imported here: quotes.documents renders through quotes.pdf, which reads these
+        # services' phase names.
+        from quotes.documents import document_request
+
+        preferred = revision.quote.customer.preferred_language
+        for language in dict.fromkeys((preferred, *languages)):
+            document_request(user=user, revision=revision, language=language)
     return link

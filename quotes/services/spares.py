@@ -27,7 +27,7 @@ from planner.services import (
 from quotes import transitions
 from quotes.models import QuoteLine, QuoteRevision
 from quotes.services.errors import QuoteInvalid
-from quotes.services.revisions import revision_line_add
+from quotes.services.revisions import _edited_revision, revision_line_add
 from quotes.transitions import Action
 
 SPARES_TIER = "spares"
@@ -56,12 +56,14 @@ def revision_engine_design(revision: QuoteRevision) -> tuple[EngineDesign, Catal
         raise QuoteHasNoDesign(_("The quote's design has no sized result to derive this from."))
     pinned = str(snapshot_data.get("sizing_snapshot") or "")
     snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
+    frozen = snapshot_data.get("result") or None  # re-derived, it must be exactly this
     if snapshot is not None:
         return (
-            sizing_snapshot_engine(snapshot=snapshot, request_data=request),
+            sizing_snapshot_engine(snapshot=snapshot, request_data=request, expected_result=frozen),
             sizing_snapshot_catalog(snapshot=snapshot),
         )
-    return design_engine(design=design, request_data=request), design_catalog(design=design)
+    engine = design_engine(design=design, request_data=request, expected_result=frozen)
+    return engine, design_catalog(design=design)
 
 
 def engine_gap_texts(design: EngineDesign) -> dict[str, Text]:
@@ -74,9 +76,12 @@ def engine_gap_texts(design: EngineDesign) -> dict[str, Text]:
     }
 
 
-def revision_spares_add(*, user: User, revision: QuoteRevision) -> SparesAdded:
+def revision_spares_add(
+    *, user: User, revision: QuoteRevision, expected_version: int | None = None
+) -> SparesAdded:
     """Add the design's recommended spares to an editable revision as optional lines, priced
-    from the revision's price list like any line added by hand."""
+    from the revision's price list like any line added by hand. `expected_version`: the
+    revision's version the spares were asked from (a stale one: VersionConflict, none added)."""
     transitions.require(Action.EDIT, revision)
     design, _catalog = revision_engine_design(revision)
     recommended, _total = spares(design)
@@ -87,6 +92,8 @@ def revision_spares_add(*, user: User, revision: QuoteRevision) -> SparesAdded:
     added: list[QuoteLine] = []
     skipped: list[str] = []
     with transaction.atomic():
+        # Checked once, for the whole set: each line added moves the version on.
+        revision = _edited_revision(revision, expected_version=expected_version)
         for spare in recommended:
             if not spare.sku or spare.sku in present:
                 skipped.append(spare.sku or generic_name(spare.description, gaps))

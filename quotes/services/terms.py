@@ -19,9 +19,9 @@ from quotes.models import AuditAction, LineKind, QuoteLine, QuoteRevision
 from quotes.selectors import SERVICES_PLANE
 from quotes.services.descriptions import in_both
 from quotes.services.errors import QuoteInvalid
-from quotes.services.records import _lock, _require, audit_record
-from quotes.services.revisions import _after_change
-from quotes.transitions import Action, require
+from quotes.services.records import _require, audit_record
+from quotes.services.revisions import _after_change, _edited_revision
+from quotes.transitions import Action
 
 HUNDRED = Decimal("100")
 MAX_TAX_PERCENT = Decimal("99.99")
@@ -194,9 +194,11 @@ def revision_commercial_update(
     terms: str | None = None,
     validity_days: int | None = None,
     regenerate_terms: bool = False,
+    expected_version: int | None = None,
 ) -> QuoteRevision:
     """Change a revision's VAT rates (in percent), payment milestones, terms or validity. Every
-    value is checked before anything is written: a bad one changes nothing."""
+    value is checked before anything is written: a bad one changes nothing. `expected_version`:
+    the revision's version the change was made from (a stale one: VersionConflict)."""
     _require(user, Action.EDIT)
     rates = {
         "tax_rate": (goods_tax_percent, "goods_tax_percent"),
@@ -212,8 +214,7 @@ def revision_commercial_update(
     if validity_days is not None and validity_days < 1:
         raise QuoteInvalid(_("A quote is valid for at least one day."), field="validity_days")
     with transaction.atomic():
-        revision = _lock(revision)
-        require(Action.EDIT, revision)
+        revision = _edited_revision(revision, expected_version=expected_version)
         before = _commercial_state(revision)
         for name, rate in new_rates.items():
             setattr(revision, name, rate)
@@ -259,16 +260,20 @@ def _commercial_state(revision: QuoteRevision) -> dict[str, Any]:
 
 
 def revision_freight_set(
-    *, user: User, revision: QuoteRevision, amount: Decimal | None
+    *,
+    user: User,
+    revision: QuoteRevision,
+    amount: Decimal | None,
+    expected_version: int | None = None,
 ) -> QuoteLine | None:
     """The revision's one freight line at `amount` (in the quote's currency, VAT at the freight
-    rate); None removes it."""
+    rate); None removes it. `expected_version`: the revision's version the change was made from
+    (a stale one: VersionConflict)."""
     _require(user, Action.EDIT)
     if amount is not None and amount < 0:
         raise QuoteInvalid(_("Freight cannot be negative."), field="freight")
     with transaction.atomic():
-        revision = _lock(revision)
-        require(Action.EDIT, revision)
+        revision = _edited_revision(revision, expected_version=expected_version)
         line = revision.lines.filter(kind=LineKind.FREIGHT).first()
         before = str(line.override_unit_price) if line is not None else None
         if amount is None:
@@ -288,6 +293,8 @@ def revision_freight_set(
                     tier=FREIGHT_PLANE,
                     quantity=1,
                 )
+            else:
+                line.version += 1  # its line form, if open, is stale now
             freight = in_both(lambda: _("Freight and insurance to the customer's site"))
             line.description, line.description_zh = freight.en, freight.zh
             line.override_unit_price = pricing.money(amount)

@@ -30,12 +30,13 @@ from planner.engine.result import (
 )
 from planner.engine.serialize import design_to_dict
 from planner.engine.sizing import size
+from planner.engine.version import ENGINE_VERSION
 
 SEED = Path(__file__).resolve().parents[2] / "catalog" / "seed" / "catalog.json"
 CATALOG: CatalogSnapshot = snapshot_from_seed(json.loads(SEED.read_text(encoding="utf-8")))
 
 # The API's keys, as documented before the codec existed (planner/engine/serialize.py at
-# 60856c5): the codec adds "schema" and nothing else.
+# 60856c5): the codec adds "schema" and the engine's version (issue 24) and nothing else.
 TOP_KEYS = {
     "gpus", "gpus_per_server", "servers", "scalable_units", "racks", "fabric", "tiers",
     "switches", "links", "links_total", "cables_total", "transceivers_total", "oversubscription",
@@ -125,8 +126,9 @@ def test_decode_of_encode_is_the_same_result(data: dict[str, object]) -> None:
 def test_the_json_keeps_the_apis_shape(data: dict[str, object]) -> None:
     design = _design(data)
     encoded = design_to_dict(design)  # what the API and the CLI write
-    assert set(encoded) == TOP_KEYS | {"schema"}
+    assert set(encoded) == TOP_KEYS | {"schema", "engine_version"}
     assert encoded["schema"] == RESULT_SCHEMA
+    assert encoded["engine_version"] == ENGINE_VERSION
     assert encoded["switches"] == {
         (t.role if p.name == "compute" else f"{p.name}_{t.role}"): t.count
         for p in design.planes
@@ -193,6 +195,16 @@ def test_a_row_stored_before_the_codec_still_reads() -> None:
     assert result.catalog_gaps == sum(1 for line in data["bom"] if line["catalog_gap"]) == 2
     assert [w.message for w in result.warnings] == [w["message"] for w in data["warnings"]]
     assert all(w.message_text is None for w in result.warnings)
+
+
+def test_a_result_stored_before_engine_versions_reads_as_none_and_encodes_as_it_was() -> None:
+    data = _one()
+    assert data["engine_version"] == ENGINE_VERSION
+    del data["engine_version"]
+    result = result_from_json(data)
+    assert result.engine_version is None
+    # Re-encoded without the key: nothing claims the running engine sized it.
+    assert result_to_json(result) == data
 
 
 def test_the_seed_catalog_snapshot_reads_back_whole() -> None:

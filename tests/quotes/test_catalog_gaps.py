@@ -14,6 +14,7 @@ from django.utils import translation
 from rest_framework.test import APIClient
 
 from catalog.models import Product
+from planner.models import Design
 from quotes import services
 from quotes.models import AuditAction, AuditEvent, LineKind, QuoteStatus
 from quotes.pricing import PriceSource
@@ -197,14 +198,27 @@ def test_replacing_the_line_with_a_catalog_sku(gap_quote, engineer):
     assert current(gap_quote).status == QuoteStatus.APPROVED
 
 
-def test_a_line_left_unpriced_sends_an_approved_revision_back_to_draft(gap_quote, engineer):
+def test_an_approved_revision_is_frozen_and_withdrawing_it_reopens_the_price(gap_quote, engineer):
     line = gap_line(gap_quote)
     services.revision_line_update(user=engineer, line=line, override_unit_price=PRICE)
-    services.revision_submit(user=engineer, revision=current(gap_quote))
-    assert current(gap_quote).status == QuoteStatus.APPROVED
-    services.revision_line_update(user=engineer, line=line, override_unit_price=None)
-    assert gap_line(gap_quote).to_be_priced
-    assert current(gap_quote).status == QuoteStatus.DRAFT
+    approved = services.revision_submit(user=engineer, revision=current(gap_quote))
+    assert approved.status == QuoteStatus.APPROVED
+    # Issue 24: what was approved does not change; the price stays as approved.
+    with pytest.raises(services.QuoteNotEditable, match="Withdraw it"):
+        services.revision_line_update(user=engineer, line=line, override_unit_price=None)
+    line.refresh_from_db()
+    assert line.override_unit_price == PRICE
+    draft = services.revision_withdraw(user=engineer, revision=approved)
+    approved.refresh_from_db()
+    assert (approved.status, draft.status, draft.number) == (
+        QuoteStatus.WITHDRAWN, QuoteStatus.DRAFT, 1,
+    )  # fmt: skip
+    copied = draft.lines.get(sku="", kind=line.kind, description=line.description)
+    services.revision_line_update(user=engineer, line=copied, override_unit_price=None)
+    copied.refresh_from_db()
+    assert copied.to_be_priced
+    line.refresh_from_db()
+    assert line.override_unit_price == PRICE  # the withdrawn revision kept its own
 
 
 # --- Pages ----------------------------------------------------------------------------------------
@@ -372,6 +386,14 @@ def test_proposal_pdf_marks_the_line_to_be_priced(engineer, language, marker):
     # one more.
     gaps = sum(1 for entry in design.result["bom"] if entry.get("catalog_gap") is True) + 1
     with_gap(design)
+    # A stored result edited by hand is not what the engine gives: the render would refuse to
+    # derive its cabling from it (issue 24, `DesignEngineChanged`). Stored as a design saved
+    # before catalog snapshots were kept, whose catalog has changed since, it is checked by its
+    # engine version only, so the hand-made gap reaches the PDF.
+    Design.objects.filter(pk=design.pk).update(
+        sizing_snapshot=None, catalog_version="before-snapshots"
+    )
+    design.refresh_from_db()
     customer = Customer.objects.create(
         name_en="Acme AI Lab", preferred_language="en", team=engineer.membership.team
     )

@@ -16,6 +16,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 from PIL import Image
 
+from catalog.models import Price
 from planner import exports
 from planner.engine.cabling import CablingRow
 from planner.engine.catalog import MediaKind
@@ -175,7 +176,10 @@ def test_bom_xlsx_has_prices_totals_and_a_cabling_sheet(catalog):
         b_port="eth0", media=MediaKind.DAC, length_m=2.0, cable_sku="MCP1600-C002E30N",
         links=1, label="C-0001", speed_gbps=100, cable="MCP1600-C002E30N",
     )  # fmt: skip
-    content = exports.bom_xlsx(small_result(), title="Test", cabling=[row])
+    # The list prices of the seed's default price list (CNY), as a saved design stores them.
+    listed = Price.objects.filter(price_list__is_default=True).values_list("product__sku", "amount")
+    prices = exports.BomPrices(currency="CNY", price_list="CNY", unit_prices=dict(listed))
+    content = exports.bom_xlsx(small_result(), title="Test", prices=prices, cabling=[row])
     workbook = load_workbook(io.BytesIO(content))
     bom = workbook["BOM"]
     header = [cell.value for cell in bom[2]]

@@ -85,8 +85,11 @@ def test_sending_a_later_revision_announces_both_changes(quote, engineer, subscr
         )
         for e in sorted(status_events(), key=lambda e: e.pk)
     ]
+    # A draft needing no approval is submitted on the way to sent (issue 24): draft -> approved.
     assert changes == [
-        (quote.number, "draft", "sent"),
+        (quote.number, "draft", "approved"),
+        (quote.number, "approved", "sent"),
+        (f"{quote.number}-R1", "draft", "approved"),
         (quote.number, "sent", "superseded"),
-        (f"{quote.number}-R1", "draft", "sent"),
+        (f"{quote.number}-R1", "approved", "sent"),
     ]

@@ -1,5 +1,6 @@
 """The pure pricing function: examples worked by hand, and properties (hypothesis)."""
 
+from dataclasses import replace
 from decimal import Decimal
 
 from hypothesis import given
@@ -196,3 +197,30 @@ def test_currency_round_trip_within_the_stated_rounding(amount, rate):
     # Each conversion rounds by at most half a cent; the first error is scaled by 1/rate on
     # the way back: |back - amount| <= 0.005 + 0.005 / rate.
     assert abs(back - amount) <= D("0.005") + D("0.005") / rate + D("1e-20")
+
+
+def test_a_line_without_a_cost_makes_the_margin_unknown_and_asks_for_approval():
+    """Issue 24: a generic line priced by hand (no catalog cost) was counted as if free of cost,
+    overstating the margin. Two lines: 10 x 100.00 at cost 80.00 (margin 200.00, 20 %), and a
+    hand-priced line of 1,000.00 with no cost: the margin is unknown, not 20 % (nor the 60 % a
+    zero cost would give), and a margin rule asks for approval with the value "unknown"."""
+    known = LineInput(
+        key="known", sku="A", quantity=10, list_price=D("100.00"), unit_cost=D("80.00")
+    )
+    by_hand = LineInput(key="gap", quantity=1, override_unit_price=D("1000.00"))
+    alone = price_quote([known]).totals
+    assert (alone.margin, alone.margin_percent, alone.margin_complete) == (
+        D("200.00"), D("20.00"), True,
+    )  # fmt: skip
+    both = price_quote([known, by_hand]).totals
+    assert (both.margin, both.margin_percent, both.margin_complete) == (None, None, False)
+    rule = PolicyRule("margin", Metric.MARGIN_PERCENT, D("15"), "sales-manager")
+    [hit] = policy_hits([rule], both, currency="CNY")
+    assert hit.as_json()["value"] == "unknown"
+    # With its cost entered (700.00): (2,000 - 800 - 700) / 2,000 = 25 %, above the rule.
+    costed = replace(by_hand, unit_cost=D("700.00"))
+    totals = price_quote([known, costed]).totals
+    assert (totals.margin_percent, policy_hits([rule], totals, currency="CNY")) == (D("25.00"), [])
+    # Freight is passed on at cost: it leaves the margin known.
+    freight = LineInput(key="f", kind=LineKind.FREIGHT, quantity=1, override_unit_price=D("50"))
+    assert price_quote([known, freight]).totals.margin_complete

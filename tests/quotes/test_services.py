@@ -173,15 +173,24 @@ def test_discount_above_policy_needs_a_managers_approval(
     assert approval.actor == manager
     assert approval.after["total"] == str(revision.total)
 
-    # A change after approval sends it back for approval and forgets the approver.
+    # Issue 24: what was approved cannot change. A change means withdrawing the revision, which
+    # opens a new draft revision to be submitted (and approved) again; the approved one stays.
     nic = revision.lines.get(sku="MCX623106AN-CDAT")
+    with pytest.raises(services.QuoteNotEditable):
+        services.revision_line_update(user=engineer, line=nic, discount_percent=D("20"))
+    draft = services.revision_withdraw(user=engineer, revision=revision)
+    nic = draft.lines.get(sku="MCX623106AN-CDAT")
     services.revision_line_update(user=engineer, line=nic, discount_percent=D("20"))
-    revision = current(quote)
-    assert revision.status == QuoteStatus.PENDING_APPROVAL
-    assert revision.approved_by is None
-    services.revision_approve(user=manager, revision=revision)
-    services.revision_send(user=engineer, revision=revision)
+    services.revision_submit(user=engineer, revision=draft)
+    draft = current(quote)
+    assert (draft.number, draft.status, draft.approved_by) == (
+        1, QuoteStatus.PENDING_APPROVAL, None,
+    )  # fmt: skip
+    services.revision_approve(user=manager, revision=draft)
+    services.revision_send(user=engineer, revision=draft)
     assert current(quote).status == QuoteStatus.SENT
+    revision.refresh_from_db()
+    assert (revision.status, revision.approved_by) == (QuoteStatus.WITHDRAWN, manager)
 
 
 def test_managers_cannot_approve_their_own_quotes(catalog, manager, customer, discount_policy):
@@ -310,7 +319,12 @@ def test_price_override_and_status_changes_are_audited(quote, engineer):
     assert event.after["unit_price"] == "7000.00"
     services.revision_send(user=engineer, revision=current(quote))
     changes = AuditEvent.objects.filter(quote=quote, action=AuditAction.STATUS_CHANGED)
-    assert [(e.before["status"], e.after["status"]) for e in changes] == [("draft", "sent")]
+    # Sending a draft that needs no approval submits it on the way: what is sent is what was
+    # submitted (its content hash, issue 24), and the trail says so.
+    assert [(e.before["status"], e.after["status"]) for e in changes.order_by("pk")] == [
+        ("draft", "approved"),
+        ("approved", "sent"),
+    ]
 
 
 def test_total_and_margin_policies(quote, engineer):

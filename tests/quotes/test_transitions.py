@@ -3,7 +3,8 @@ allows to the viewer's role, every refused action posted to a page gives the ref
 a 500), and the customer's page offers an answer only when the service would take it.
 
 The expected sets below are written out from the rules, not read back from the table: an owner
-(sales engineer) edits, submits, sends, shares, withdraws links and revises; a sales manager of the
+(sales engineer) edits a draft, submits, withdraws a submitted revision to change it (issue 24:
+submitting freezes it), sends, shares, withdraws links and revises; a sales manager of the
 team also approves and sends back; nobody approves their own quote; PDFs can be made in every
 status; links are withdrawn one by one, so "revoke_link" shows only where a link exists."""
 
@@ -30,13 +31,15 @@ LINKED = {S.SENT, S.ACCEPTED, S.DECLINED, S.EXPIRED, S.SUPERSEDED}
 OWNER_SEES = {
     # A draft never sent may be archived or deleted.
     S.DRAFT: {"edit", "submit", "send", "request_document", "archive", "delete"},
-    S.PENDING_APPROVAL: {"edit", "request_document"},
-    S.APPROVED: {"edit", "send", "request_document"},
+    # Submitted: frozen. Changing it means withdrawing it (a new draft revision opens).
+    S.PENDING_APPROVAL: {"withdraw", "request_document"},
+    S.APPROVED: {"withdraw", "send", "request_document"},
     S.SENT: {"share", "revoke_link", "revise", "request_document"},
     S.ACCEPTED: {"share", "revoke_link", "request_document"},
     S.DECLINED: {"revoke_link", "revise", "request_document"},
     S.EXPIRED: {"revoke_link", "revise", "request_document"},
     S.SUPERSEDED: {"revoke_link", "request_document"},
+    S.WITHDRAWN: {"request_document"},
 }
 # A sales manager of the team (not the owner) may do what the owner does, and decide approvals.
 MANAGER_SEES = {
