@@ -233,6 +233,10 @@ def test_a_sales_engineers_day(live_server, browser, language, start_worker):
     # of the 15 % submitted) is refused in the page's language and changes nothing.
     page.goto(quote_url)
     assert not page.locator("[data-testid=apply-discount]").count()
+    # Read-only lines stay a table on a desktop (a site-wide `.cards` grid rule made them a
+    # jumble of overlapping cells at 1400 px); they become cards on a phone only.
+    shown_as = "getComputedStyle(document.querySelector('[data-testid=quote-lines]')).display"
+    assert page.evaluate(shown_as) == "table"
     assert page.locator("[data-testid=withdraw]").count() == 1
     submitted_sha256 = revision.content_sha256
     refused = page.request.post(
