@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.cabling import iter_cabling
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine.cabling import iter_cabling
+from engine.request import parse_request
+from engine.sizing import size
 from planner.handover import asbuilt
 from planner.handover.cable_ids import identified, legs
 from planner.handover.elevations import design_elevations

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.graph import validate
-from planner.engine.request import DesignRequest, parse_request
-from planner.engine.sizing import alternatives, size
+from engine.catalog import CatalogSnapshot
+from engine.graph import validate
+from engine.request import DesignRequest, parse_request
+from engine.sizing import alternatives, size
 
 RUNS = 7
 SEED = Path(__file__).resolve().parents[1] / "catalog" / "seed" / "catalog.json"

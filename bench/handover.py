@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.cabling import iter_cabling
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine.cabling import iter_cabling
+from engine.request import parse_request
+from engine.sizing import size
 from planner.handover.cable_ids import identified
 from planner.handover.elevations import design_elevations
 from planner.handover.labels import labels_pdf

@@ -8,11 +8,11 @@ import time
 from collections.abc import Callable
 
 from bench.engine import _catalog, _request
-from planner.engine.comms import estimate
-from planner.engine.failures import failure_report
-from planner.engine.growth_steps import growth_steps
-from planner.engine.job import parse_job
-from planner.engine.sizing import size
+from engine.comms import estimate
+from engine.failures import failure_report
+from engine.growth_steps import growth_steps
+from engine.job import parse_job
+from engine.sizing import size
 
 GPUS = 131072
 # A DeepSeek-V3-shaped mixture of experts over every GPU: every collective the estimate knows

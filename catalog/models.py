@@ -18,7 +18,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from planner.engine.catalog import Connector, FibreType, FormFactor, Lifecycle, MediaKind
+from engine.catalog import Connector, FibreType, FormFactor, Lifecycle, MediaKind
 
 ZERO = Decimal("0")
 

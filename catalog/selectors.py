@@ -30,9 +30,9 @@ from catalog.models import (
     breakout_error,
 )
 from catalog.snapshot import finish, money
-from planner.engine import catalog as engine
-from planner.engine.catalog import ACCEPTS as ENGINE_ACCEPTS
-from planner.engine.catalog import CatalogSnapshot, FormFactor
+from engine import catalog as engine
+from engine.catalog import ACCEPTS as ENGINE_ACCEPTS
+from engine.catalog import CatalogSnapshot, FormFactor
 
 # --- Querysets ------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from planner.engine.catalog import (
+from engine.catalog import (
     Breakout,
     CableKind,
     CableSpec,

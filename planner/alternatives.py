@@ -11,12 +11,12 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from engine.catalog import CatalogSnapshot
+from engine.errors import DesignError
+from engine.request import RequestError, parse_request
+from engine.result import DesignResult
+from engine.sizing import size
 from planner import presenters
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.errors import DesignError
-from planner.engine.request import RequestError, parse_request
-from planner.engine.result import DesignResult
-from planner.engine.sizing import size
 from planner.i18n import localized_notes, translated
 from planner.models import Design, SizingSnapshot
 from planner.services import (
@@ -72,7 +72,7 @@ def _per_gpu(cost: str | None, gpus: int) -> Decimal | None:
     return (Decimal(cost) / gpus).quantize(CENT) if cost is not None and gpus else None
 
 
-# The engine's note that an alternative's cost leaves lines out (planner.engine.sizing): a note
+# The engine's note that an alternative's cost leaves lines out (engine.sizing): a note
 # for the sales engineer, which a customer's copy leaves out with the figure it qualifies.
 UNPRICED_NOTE = "%(lines)s lines have no price yet; the cost leaves them out."
 

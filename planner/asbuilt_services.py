@@ -21,9 +21,9 @@ from django.utils.translation import gettext_lazy
 from core.errors import DomainError
 from core.jobs import JobFailed, JobKind, Progress, job_queue, job_run, jobs_sweep
 from core.services import user_signed_in
+from engine.design import Design as EngineDesign
 from planner import selectors, services
 from planner.asbuilt_models import AsBuiltCheck
-from planner.engine.design import Design as EngineDesign
 from planner.handover import asbuilt
 from planner.handover.cable_ids import identified
 from planner.handover.elevations import design_elevations

@@ -40,8 +40,8 @@ from core.jobs import (
     jobs_sweep,
 )
 from core.services import user_signed_in
+from engine.design import Design as EngineDesign
 from planner import exports, services
-from planner.engine.design import Design as EngineDesign
 from planner.export_models import ExportFormat, ExportJob
 from planner.handover import label_sheet
 from planner.handover.cable_ids import Cable, identified

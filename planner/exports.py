@@ -27,8 +27,8 @@ from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.styles import Font
 
-from planner.engine.cabling import CablingRow
-from planner.engine.result import BomLineResult, DesignResult, result_from_json
+from engine.cabling import CablingRow
+from engine.result import BomLineResult, DesignResult, result_from_json
 from planner.models import Design
 from planner.services import DesignEngineChanged, design_cabling, design_prices
 

@@ -16,7 +16,7 @@ from django_stubs_ext import StrOrPromise
 
 from customers.models import Customer
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
-from planner.engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
+from engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
 from planner.models import Scenario
 from planner.selectors import product_names
 

@@ -18,8 +18,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from engine.design import Design as EngineDesign
 from planner import export_jobs, selectors, services
-from planner.engine.design import Design as EngineDesign
 from planner.export_models import ExportFormat
 from planner.handover.cable_ids import Cable, identified
 from planner.handover.containerlab import containerlab_yaml

@@ -1,5 +1,5 @@
 """Engine text in the reader's language. The engine writes English templates with their values
-(`planner.engine.text`); this is the one place that puts them through gettext, for pages,
+(`engine.text`); this is the one place that puts them through gettext, for pages,
 documents and API errors alike."""
 
 from collections.abc import Callable, Collection, Mapping
@@ -17,8 +17,8 @@ from core.templatetags.labels import (
     request_field_label,
     tier_label,
 )
-from planner.engine.result import DesignResult, WarningResult, result_from_json
-from planner.engine.text import Text
+from engine.result import DesignResult, WarningResult, result_from_json
+from engine.text import Text
 
 
 def _link_label(link: str) -> str:
@@ -101,7 +101,7 @@ def _resolved(warning: WarningResult, result: DesignResult) -> bool:
     """Whether a warning the engine wrote before choosing the media no longer holds once they are
     chosen. `form_factor_mismatch` (the NIC's cages are not the leaf's) is decided on the NIC and
     the switch alone, yet media selection only ever picks parts that fit the cages at both ends
-    (`planner.engine.fit`): once every server-leaf link group of the plane records its two ends,
+    (`engine.fit`): once every server-leaf link group of the plane records its two ends,
     the BOM carries the fitting (adapting) parts and the warning is stale."""
     if warning.code != "form_factor_mismatch":
         return False

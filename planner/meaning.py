@@ -7,7 +7,7 @@ snapshot it was sized with (`services.design_engine`), priced with that snapshot
 its alternatives searched in the same snapshot. Today's catalog is never consulted, so the
 figures a customer saw do not move when a product is retired or re-priced.
 
-The engine does the arithmetic (`planner.engine.comms`, `failures`, `growth_steps`); this module
+The engine does the arithmetic (`engine.comms`, `failures`, `growth_steps`); this module
 parses the job, gathers the figures, puts the engine's texts into the reader's language and
 shapes them for the page, the API, the CLI and the proposal."""
 
@@ -22,16 +22,16 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
+from engine.catalog import CatalogSnapshot
+from engine.comms import CommsEstimate, Comparison, compare, estimate
+from engine.design import Design as EngineDesign
+from engine.errors import DesignError
+from engine.failures import FailureReport, failure_report
+from engine.growth_steps import GrowthPlan, growth_steps
+from engine.job import Job, JobError, Sharding, job_to_dict, parse_job
+from engine.result import DesignResult
+from engine.sizing import alternatives, bom_cost
 from planner import presenters, services
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.comms import CommsEstimate, Comparison, compare, estimate
-from planner.engine.design import Design as EngineDesign
-from planner.engine.errors import DesignError
-from planner.engine.failures import FailureReport, failure_report
-from planner.engine.growth_steps import GrowthPlan, growth_steps
-from planner.engine.job import Job, JobError, Sharding, job_to_dict, parse_job
-from planner.engine.result import DesignResult
-from planner.engine.sizing import alternatives, bom_cost
 from planner.i18n import translated
 from planner.meaning_svg import ChartRow, meaning_chart_svg
 from planner.models import Design

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 
 from planner import meaning, selectors
 
-# The form's fields, in the order shown; each is a job field of `planner.engine.job`.
+# The form's fields, in the order shown; each is a job field of `engine.job`.
 FORM_FIELDS = (
     "parameters",
     "gpus",

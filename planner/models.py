@@ -3,7 +3,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Team
-from planner.engine.result import DesignResult, result_from_json
+from engine.result import DesignResult, result_from_json
 
 
 class Scenario(models.TextChoices):

@@ -1,6 +1,6 @@
 """A stored design result as pages and documents show it: in the reader's language, with its
 tiers, planes and parts named in words and its lines priced. Everything reads the typed result
-(`planner.engine.result.DesignResult`) by attribute, so a renamed field fails here, loudly,
+(`engine.result.DesignResult`) by attribute, so a renamed field fails here, loudly,
 instead of showing zeros. Shared by the design pages (planner.views) and the PDFs (quotes.pdf)."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from planner.engine.generic import DEFAULT_FORM_FACTOR
-from planner.engine.ports import inline_description, inline_description_of, parse_inline
-from planner.engine.result import (
+from engine.generic import DEFAULT_FORM_FACTOR
+from engine.ports import inline_description, inline_description_of, parse_inline
+from engine.result import (
     BomLineResult,
     DesignResult,
     LinkEndResult,
@@ -25,7 +25,7 @@ from planner.engine.result import (
     PlaneResult,
     TierResult,
 )
-from planner.engine.text import Text
+from engine.text import Text
 from planner.i18n import (
     ShownWarning,
     localized_notes,
@@ -273,7 +273,7 @@ def generic_name(description: str, gaps: Mapping[str, Text] | None = None) -> st
 
 
 def spare_names(spares: Sequence[Any], result: DesignResult | None) -> list[tuple[Any, str]]:
-    """Each recommended spare (`planner.engine.failures.SpareLine`: the engine names a catalog
+    """Each recommended spare (`engine.failures.SpareLine`: the engine names a catalog
     part by its SKU, a generic one by its English name) with its name in the reader's language:
     the catalog's name, a generic part's text from the design's result, an inline switch's."""
     names = catalog_names(spare.sku for spare in spares if spare.sku)

@@ -14,7 +14,7 @@ from catalog.models import Product
 from catalog.selectors import catalog_snapshot
 from core.errors import DomainError
 from core.selectors import owned_or_team
-from planner.engine.catalog import CatalogSnapshot
+from engine.catalog import CatalogSnapshot
 from planner.models import Design
 
 CATALOG_REVISION_KEY = "planner:catalog-revision"

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from core.api.base import ShallowFieldCopies
 from core.api.json_types import JsonTypes, has_json_type
-from planner.engine.request import MAX_OVERSUBSCRIPTION, Fabric, LeafPlacement, MediaPolicy
+from engine.request import MAX_OVERSUBSCRIPTION, Fabric, LeafPlacement, MediaPolicy
 from planner.models import Design, Scenario
 
 MEDIA_POLICY_CHOICES = [(m.value, m.value) for m in MediaPolicy]

@@ -27,12 +27,12 @@ from core.models import WebhookEvent
 from core.selectors import user_team
 from core.webhooks import webhook_emit
 from customers.models import Customer
-from planner.engine.cabling import CablingRow, iter_cabling
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.design import Design as EngineDesign
-from planner.engine.errors import DesignError
-from planner.engine.request import DesignRequest, RequestError, parse_request, to_dict
-from planner.engine.result import (
+from engine.cabling import CablingRow, iter_cabling
+from engine.catalog import CatalogSnapshot
+from engine.design import Design as EngineDesign
+from engine.errors import DesignError
+from engine.request import DesignRequest, RequestError, parse_request, to_dict
+from engine.result import (
     DesignResult,
     content_sha256,
     design_result,
@@ -40,8 +40,8 @@ from planner.engine.result import (
     snapshot_from_json,
     snapshot_to_json,
 )
-from planner.engine.sizing import alternatives, size
-from planner.engine.version import ENGINE_VERSION
+from engine.sizing import alternatives, size
+from engine.version import ENGINE_VERSION
 from planner.i18n import translated
 from planner.models import Design, Scenario, SizingSnapshot
 from planner.selectors import DesignNotFound, current_catalog, designs_visible_to

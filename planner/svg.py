@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from xml.sax.saxutils import escape
 
 from core.templatetags.labels import fabric_label
-from planner.engine.result import DesignResult, LinkResult, PlaneResult
+from engine.result import DesignResult, LinkResult, PlaneResult
 from planner.plan import ImplementationPlan
 
 FONT = "Noto Sans CJK SC, Noto Sans SC, sans-serif"

@@ -31,9 +31,9 @@ from catalog.selectors import default_price_list, price_map
 from core.errors import DomainError
 from customers.models import Customer
 from customers.selectors import customers_visible_to
+from engine.request import to_dict
+from engine.result import DesignResult
 from planner import exports, i18n, presenters, selectors, services
-from planner.engine.request import to_dict
-from planner.engine.result import DesignResult
 from planner.filters import DesignFilterSet
 from planner.forms import (
     META_FIELDS,

@@ -20,14 +20,14 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
+from engine.cabling import CablingRow, iter_cabling
+from engine.design import Design as EngineDesign
+from engine.graph import validate
+from engine.result import DesignResult, result_from_json
+from engine.text import Text
 from planner import presenters
 from planner.alternatives import alternative_rows, proposal_catalog
 from planner.asbuilt_services import asbuilt_appendix_context
-from planner.engine.cabling import CablingRow, iter_cabling
-from planner.engine.design import Design as EngineDesign
-from planner.engine.graph import validate
-from planner.engine.result import DesignResult, result_from_json
-from planner.engine.text import Text
 from planner.exports import cabling_csv_chunks
 from planner.handover.elevations import (
     Elevations,

@@ -481,7 +481,7 @@ def test_a_policy_hit_reads_in_words_with_grouped_digits():
 def test_an_engine_message_names_its_plane_and_field_in_chinese():
     from django.utils import translation
 
-    from planner.engine.text import gettext_noop, text
+    from engine.text import gettext_noop, text
     from planner.i18n import translated
 
     required = text(gettext_noop("%(field)s is required."), field="gpus_per_server")
@@ -540,7 +540,7 @@ def test_a_gpu_count_off_the_server_size_suggests_only_valid_counts(gpus, expect
 
     from catalog.services import SEED_PATH
     from catalog.snapshot import snapshot_from_seed
-    from planner.engine.request import RequestError, parse_request
+    from engine.request import RequestError, parse_request
     from planner.i18n import translated
 
     catalog = snapshot_from_seed(json_module.loads(SEED_PATH.read_text(encoding="utf-8")))

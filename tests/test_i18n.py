@@ -16,10 +16,10 @@ from django.utils.translation import gettext
 
 from catalog.services import SEED_PATH
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.errors import DesignError
-from planner.engine.request import RequestError, parse_request
-from planner.engine.sizing import alternatives, size
-from planner.engine.text import Text
+from engine.errors import DesignError
+from engine.request import RequestError, parse_request
+from engine.sizing import alternatives, size
+from engine.text import Text
 from planner.i18n import localized_result, translated
 from tests.conftest import require_service
 
@@ -60,7 +60,7 @@ def test_every_engine_template_has_a_chinese_translation():
     # The engine marks its templates with gettext_noop; extract them straight from the source,
     # so a template added without `make messages` fails here, not in front of a customer.
     xgettext = _gettext_tool("xgettext")
-    sources = sorted(str(p) for p in (ROOT / "planner" / "engine").glob("*.py"))
+    sources = sorted(str(p) for p in (ROOT / "engine").glob("*.py"))
     with tempfile.TemporaryDirectory() as tmp:
         pot = Path(tmp) / "engine.pot"
         subprocess.run(
@@ -69,7 +69,7 @@ def test_every_engine_template_has_a_chinese_translation():
             check=True,
         )  # fmt: skip
         templates = _msgids(pot.read_text(encoding="utf-8"))
-    assert len(templates) >= 50  # errors, warnings and notes (planner/engine/*.py)
+    assert len(templates) >= 50  # errors, warnings and notes (engine/*.py)
     with translation.override("zh-hans"):
         untranslated = sorted(t for t in templates if gettext(t) == t)
     assert untranslated == []
@@ -139,7 +139,7 @@ def test_engine_messages_from_real_runs_render_in_chinese(seed_catalog):
 
 
 def test_a_stored_result_shows_its_warnings_in_the_readers_language(seed_catalog):
-    from planner.engine.serialize import design_to_dict
+    from engine.serialize import design_to_dict
 
     request = {"gpus": 64, "rails": 4, "nic": "NETI710-4CP", "leaf": "48x25"}
     result = design_to_dict(size(parse_request(request, seed_catalog), seed_catalog))

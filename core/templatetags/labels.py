@@ -80,7 +80,7 @@ MEDIA_NAMES: dict[str, Promise | str] = {
     "smf": _("Single-mode fibre"),
     "utp": _("Copper (RJ45)"),
 }
-# The request's media policy (`planner.engine.request.MediaPolicy`), as the wizard offers it.
+# The request's media policy (`engine.request.MediaPolicy`), as the wizard offers it.
 MEDIA_POLICY_NAMES: dict[str, Promise] = {
     "auto": _("Automatic: the cheapest media that fits and reaches"),
     "copper": _("Copper only (DAC/AEC)"),
@@ -93,7 +93,7 @@ POLICY_NAMES: dict[str, Promise] = {
     "margin_percent": _("Margin below %(threshold)s %%"),
     "total_amount": _("Total above %(threshold)s"),
 }
-# A design request's fields (`planner.engine.request`), named as the wizard names them: an error
+# A design request's fields (`engine.request`), named as the wizard names them: an error
 # about `gpus_per_server` reads "GPUs per server" on a page (the API keeps the code).
 FIELD_NAMES: dict[str, Promise] = {
     "name": _("Design name"),

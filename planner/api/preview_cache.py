@@ -1,7 +1,7 @@
 """Answers of `POST /designs/preview/`, remembered per process.
 
 A preview is a pure function of the validated request and the catalog snapshot: the engine
-(planner.engine) reads nothing else, and a snapshot's `version` is the hash of its content
+(engine) reads nothing else, and a snapshot's `version` is the hash of its content
 (catalog.snapshot.snapshot_version). So the encoded answer is keyed by the canonical request
 (its JSON with sorted keys), the snapshot's version and the active language (the engine speaks
 no language today; the key keeps that true if it starts to). A catalog change gives a new

@@ -21,6 +21,7 @@ from core.api.base import ApiViewSet, User
 from core.errors import DomainError
 from core.parsers import LimitedJSONParser
 from customers.selectors import customer_for
+from engine.request import to_dict
 from planner import asbuilt_services, export_jobs, exports, selectors, services
 from planner.alternatives import alternatives_to_json
 from planner.api.asbuilt import ASBUILT_UPLOAD, AsBuiltCheckSerializer, AsBuiltUploadSerializer
@@ -33,7 +34,6 @@ from planner.api.serializers import (
     ExportJobSerializer,
     design_summaries,
 )
-from planner.engine.request import to_dict
 from planner.export_models import ExportFormat, ExportJob
 from planner.filters import DesignFilterSet
 from planner.meaning import design_meaning, job_for_design, meaning_to_json

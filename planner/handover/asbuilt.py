@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from planner.engine.cabling import CablingRow
+from engine.cabling import CablingRow
 from planner.handover.cable_ids import Cable, legs
 
 if TYPE_CHECKING:

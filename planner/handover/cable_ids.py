@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from planner.engine.cabling import LABEL_PREFIX, CablingRow
+from engine.cabling import LABEL_PREFIX, CablingRow
 from planner.handover.elevations import Elevations, rack_of
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from planner.engine.cabling import CablingRow
-from planner.engine.design import Design
-from planner.engine.names import server
+from engine.cabling import CablingRow
+from engine.design import Design
+from engine.names import server
 from planner.handover.cable_ids import legs
 
 SWITCH_KIND = "linux"

@@ -2,7 +2,7 @@
 rack draws.
 
 Pure Python over the engine's `Design`, so pages, exports and the bench share one placement. The
-placement follows the engine's own geometry (`planner.engine.media`): compute racks fill rows of
+placement follows the engine's own geometry (`engine.media`): compute racks fill rows of
 `racks_per_row` in server order; a top-of-rack leaf stands in the first rack of the servers it
 serves (rail leaves spread over their unit's racks, one rail per rack in turn); middle- and
 end-of-row leaves stand in their row's network rack; leaves in network racks, spines and cores
@@ -22,11 +22,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from planner.engine import names
-from planner.engine.design import Design, PlaneDesign
-from planner.engine.media import in_rack_leaf, rail_style
-from planner.engine.request import LeafPlacement
-from planner.engine.text import Text, gettext_noop, text
+from engine import names
+from engine.design import Design, PlaneDesign
+from engine.media import in_rack_leaf, rail_style
+from engine.request import LeafPlacement
+from engine.text import Text, gettext_noop, text
 
 RACK_HEIGHT_U = 42
 PDU_UNITS = 2  # two 1U horizontal PDUs, A and B feeds

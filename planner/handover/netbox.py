@@ -14,7 +14,7 @@ import re
 import zipfile
 from collections.abc import Iterable, Mapping
 
-from planner.engine.design import Design
+from engine.design import Design
 from planner.handover.cable_ids import Cable, legs
 from planner.handover.elevations import Elevations
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from planner.engine.design import Design
-from planner.engine.names import server
+from engine.design import Design
+from engine.names import server
 
 
 def hostlist(names: list[str]) -> str:

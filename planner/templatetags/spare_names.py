@@ -4,7 +4,7 @@ from typing import Any
 
 from django import template
 
-from planner.engine.result import DesignResult
+from engine.result import DesignResult
 from planner.presenters import ShownResult, spare_names
 
 register = template.Library()

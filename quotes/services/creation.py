@@ -14,7 +14,7 @@ from catalog.models import PriceList
 from catalog.selectors import default_price_list
 from core.selectors import user_team
 from customers.models import Customer, Opportunity
-from planner.engine.result import BomLineResult, DesignResult, ResultFormatError
+from engine.result import BomLineResult, DesignResult, ResultFormatError
 from planner.models import Design
 from planner.selectors import designs_visible_to
 from quotes import pricing

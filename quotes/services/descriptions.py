@@ -18,7 +18,7 @@ from typing import Any
 from django.utils import translation
 
 from catalog.models import Product
-from planner.engine.text import Text
+from engine.text import Text
 from planner.i18n import translated
 
 ENGLISH = "en"

@@ -1,5 +1,5 @@
 """A growth step of the quote's design as a quote revision: what to buy to grow from the size
-quoted to the step's size (`planner.engine.growth_steps`), from the catalog snapshot the design
+quoted to the step's size (`engine.growth_steps`), from the catalog snapshot the design
 was sized with. A sent, declined or expired revision is revised into a new draft first
 (`quote_revise`, as the transition table allows); a revision still open takes the lines itself,
 since the table refuses revising it ("change it instead of revising")."""
@@ -13,7 +13,7 @@ from django.contrib.humanize.templatetags.humanize import intcomma
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from planner.engine.growth_steps import GrowthStep, growth_steps
+from engine.growth_steps import GrowthStep, growth_steps
 from planner.i18n import translated
 from planner.presenters import generic_name
 from planner.services import catalog_prices

@@ -1,5 +1,5 @@
 """Recommended spares as optional lines of a quote revision. The spares list is the engine's
-(`planner.engine.failures.spares`: a share of every switch, module and cable installed, at least
+(`engine.failures.spares`: a share of every switch, module and cable installed, at least
 one of each) for the design the quote froze, sized against the catalog snapshot the quote
 pinned (else its design's), never today's catalog."""
 
@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.design import Design as EngineDesign
-from planner.engine.failures import spares
-from planner.engine.text import Text
+from engine.catalog import CatalogSnapshot
+from engine.design import Design as EngineDesign
+from engine.failures import spares
+from engine.text import Text
 from planner.models import SizingSnapshot
 from planner.presenters import generic_name
 from planner.services import (

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from catalog.models import Product
 from catalog.selectors import catalog_snapshot, compatible_items
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import Connector
+from engine.catalog import Connector
 from tests.catalog.factories import CableSpecFactory, ProductFactory, TransceiverSpecFactory
 
 # NVIDIA sells its NDR-class twin-port and single-port modules and MFP7E10 / MFP7E30 fibres

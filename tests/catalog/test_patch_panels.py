@@ -12,7 +12,7 @@ from catalog.resources import PatchPanelSpecResource
 from catalog.selectors import catalog_problems, catalog_snapshot, compatible_items
 from catalog.services import CatalogDataError, catalog_load
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import Connector
+from engine.catalog import Connector
 from tests.catalog.conftest import seed_product
 from tests.catalog.factories import PatchPanelSpecFactory, ProductFactory
 

@@ -5,7 +5,7 @@ every length sold listed in its media rule."""
 from decimal import Decimal
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import CableKind, Connector, FibreType, FormFactor, MediaKind
+from engine.catalog import CableKind, Connector, FibreType, FormFactor, MediaKind
 from tests.catalog.conftest import seed_product
 
 # EZMAX GPU Cluster Interconnect Solution brochure, section 四: the EZMAX range is NICs, 25G SR

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from catalog.models import Product
 from catalog.selectors import catalog_problems, catalog_snapshot, price_map
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import FormFactor, Lifecycle, MediaKind
+from engine.catalog import FormFactor, Lifecycle, MediaKind
 from tests.catalog.conftest import seed_product
 
 
@@ -218,8 +218,8 @@ def test_unit_price_prefers_contract_then_tier_then_list(seeded, seed_data, role
 def test_the_seed_catalog_sizes_every_plane_with_its_defaults(seed_data):
     # What the wizard does when an engineer ticks the storage, frontend and OOB boxes: each plane
     # with the engine's defaults must find media in the catalog EZMAX ships, not fail.
-    from planner.engine.request import parse_request
-    from planner.engine.sizing import size
+    from engine.request import parse_request
+    from engine.sizing import size
 
     catalog = snapshot_from_seed(seed_data)
     request = parse_request(

@@ -6,7 +6,7 @@ from decimal import Decimal
 from catalog.models import Price, PriceList, Product
 from catalog.selectors import catalog_snapshot
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import CableKind
+from engine.catalog import CableKind
 from tests.catalog.conftest import seed_product
 
 

@@ -5,7 +5,7 @@ like EZMAX's range (NETI710 NICs, SFP28/QSFP28 optics, MPO cords)."""
 
 from __future__ import annotations
 
-from planner.engine.catalog import (
+from engine.catalog import (
     Breakout,
     CableSpec,
     CatalogSnapshot,

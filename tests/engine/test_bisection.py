@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from planner.engine import graph as engine_graph
-from planner.engine.design import Design
-from planner.engine.errors import DesignError
-from planner.engine.graph import PlaneGraphReport, bisection_cuts, validate
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine import graph as engine_graph
+from engine.design import Design
+from engine.errors import DesignError
+from engine.graph import PlaneGraphReport, bisection_cuts, validate
+from engine.request import parse_request
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG
 
 # 8 GPUs, 8 rails of 400G, 64-port 400G switches, non-blocking: a DGX H100 SuperPOD-like unit.

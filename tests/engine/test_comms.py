@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.engine.comms import NIC_EFFICIENCY, compare, estimate
-from planner.engine.job import JobError, Sharding, job_to_dict, parse_job
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine.comms import NIC_EFFICIENCY, compare, estimate
+from engine.job import JobError, Sharding, job_to_dict, parse_job
+from engine.request import parse_request
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG
 
 B = 400 / 8 * 0.95 * 1e9  # bytes per second a 400G NIC gives a collective

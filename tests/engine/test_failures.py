@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from planner.engine import failures
-from planner.engine.failures import SparesPolicy, failure_effects, failure_report, spares
-from planner.engine.graph import validate
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine import failures
+from engine.failures import SparesPolicy, failure_effects, failure_report, spares
+from engine.graph import validate
+from engine.request import parse_request
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG
 
 MONTH_DAYS = 365.25 / 12  # 30.4375

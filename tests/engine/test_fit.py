@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.cabling import iter_cabling
-from planner.engine.catalog import CatalogSnapshot, FormFactor, MediaKind, accepts
-from planner.engine.errors import MediaUnavailable
-from planner.engine.fit import check_design
-from planner.engine.ports import ways
-from planner.engine.request import RequestError, parse_request
-from planner.engine.sizing import size
+from engine.cabling import iter_cabling
+from engine.catalog import CatalogSnapshot, FormFactor, MediaKind, accepts
+from engine.errors import MediaUnavailable
+from engine.fit import check_design
+from engine.ports import ways
+from engine.request import RequestError, parse_request
+from engine.sizing import size
 
 SEED = Path(__file__).resolve().parents[2] / "catalog" / "seed" / "catalog.json"
 
@@ -219,8 +219,8 @@ def test_structured_runs_respect_the_connector_budget() -> None:
     0.75 dB panels (1.5 dB) do not, and then no structured multimode run is offered."""
     from dataclasses import replace
 
-    from planner.engine.media import MediaSelector, PortEnd
-    from planner.engine.request import MediaPolicy
+    from engine.media import MediaSelector, PortEnd
+    from engine.request import MediaPolicy
 
     catalog = seed()
     qsfp28 = PortEnd(form_factor=FormFactor.QSFP28, native_gbps=100, ways=1)

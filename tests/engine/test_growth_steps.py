@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from planner.engine.growth_steps import growth_steps
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine.growth_steps import growth_steps
+from engine.request import parse_request
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG
 
 PRICES = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
-from planner.engine.catalog import (
+from engine.catalog import (
     CableKind,
     CableSpec,
     CatalogSnapshot,
@@ -19,8 +19,8 @@ from planner.engine.catalog import (
     Reach,
     TransceiverSpec,
 )
-from planner.engine.media import MediaSelector, PortEnd
-from planner.engine.request import MediaPolicy
+from engine.media import MediaSelector, PortEnd
+from engine.request import MediaPolicy
 
 SFP28 = PortEnd(form_factor=FormFactor.SFP28, native_gbps=25, ways=1)
 

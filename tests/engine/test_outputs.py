@@ -8,13 +8,13 @@ from decimal import Decimal
 
 import pytest
 
-from planner.engine.cabling import iter_cabling
-from planner.engine.errors import MediaUnavailable
-from planner.engine.graph import build_graph, validate
-from planner.engine.request import parse_request
-from planner.engine.serialize import design_to_dict, format_text
-from planner.engine.sizing import alternatives, size
-from planner.engine.topology import topology
+from engine.cabling import iter_cabling
+from engine.errors import MediaUnavailable
+from engine.graph import build_graph, validate
+from engine.request import parse_request
+from engine.serialize import design_to_dict, format_text
+from engine.sizing import alternatives, size
+from engine.topology import topology
 from tests.engine.catalogs import CATALOG, NO_SWITCHES
 
 
@@ -186,7 +186,7 @@ def _with_utp_rated(speed_gbps: int):
     """The test catalog with its twisted-pair cords re-rated (Cat6A is sold as a 10G cord)."""
     from dataclasses import replace
 
-    from planner.engine.catalog import MediaKind, MediaRule
+    from engine.catalog import MediaKind, MediaRule
 
     cables = tuple(
         replace(c, speed_gbps=speed_gbps) if c.media == MediaKind.UTP else c for c in CATALOG.cables
@@ -208,9 +208,9 @@ def test_a_10g_rated_twisted_pair_cord_carries_1g_management_links() -> None:
 
 
 def test_a_1g_cord_does_not_carry_10g_links() -> None:
-    from planner.engine.catalog import FormFactor
-    from planner.engine.media import MediaSelector, PortEnd
-    from planner.engine.request import MediaPolicy
+    from engine.catalog import FormFactor
+    from engine.media import MediaSelector, PortEnd
+    from engine.request import MediaPolicy
 
     rj45 = PortEnd(form_factor=FormFactor.RJ45, native_gbps=10, ways=1)
     # Twisted pair comes first for links of 10G and below; a 1G-rated cord is passed over. No
@@ -251,9 +251,9 @@ def test_power_per_rack_counts_the_server_end_of_active_cables() -> None:
 
 
 def test_sfp_cages_never_get_twisted_pair_cords() -> None:
-    from planner.engine.catalog import FormFactor
-    from planner.engine.media import MediaSelector, PortEnd
-    from planner.engine.request import MediaPolicy
+    from engine.catalog import FormFactor
+    from engine.media import MediaSelector, PortEnd
+    from engine.request import MediaPolicy
 
     # A 10G SFP+ NIC on an SFP28 leaf: a Cat6A cord rated 10G fits no SFP cage, so the link
     # takes the next copper media (DAC) although the cord comes first for links of 10G and below.

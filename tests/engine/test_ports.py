@@ -8,8 +8,8 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.fabric import split_ports, uplink_speeds
-from planner.engine.ports import SwitchModel, inline_model, leaf_capacity
+from engine.fabric import split_ports, uplink_speeds
+from engine.ports import SwitchModel, inline_model, leaf_capacity
 
 SPEEDS = (10, 25, 50, 100, 200, 400, 800)
 

@@ -8,14 +8,14 @@ from collections import Counter
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from planner.engine import graph as engine_graph
-from planner.engine.cabling import iter_cabling
-from planner.engine.catalog import MediaKind
-from planner.engine.design import Design
-from planner.engine.errors import DesignError
-from planner.engine.ports import leaf_capacity
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine import graph as engine_graph
+from engine.cabling import iter_cabling
+from engine.catalog import MediaKind
+from engine.design import Design
+from engine.errors import DesignError
+from engine.ports import leaf_capacity
+from engine.request import parse_request
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG
 
 SWITCHES = ("16x400", "32x400", "64x400", "64x800", "SW-64x400")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.engine.request import RequestError, parse_request, to_dict
+from engine.request import RequestError, parse_request, to_dict
 from tests.engine.catalogs import CATALOG
 
 

@@ -1,4 +1,4 @@
-"""The one codec for design results (planner.engine.result): what is encoded reads back equal,
+"""The one codec for design results (engine.result): what is encoded reads back equal,
 through JSON text too (storage), and the JSON keeps the shape the API has always answered with.
 Property tests over random requests on the seed catalog (hypothesis)."""
 
@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.design import Design
-from planner.engine.errors import DesignError
-from planner.engine.request import RequestError, parse_request
-from planner.engine.result import (
+from engine.catalog import CatalogSnapshot
+from engine.design import Design
+from engine.errors import DesignError
+from engine.request import RequestError, parse_request
+from engine.result import (
     RESULT_SCHEMA,
     DesignResult,
     ResultFormatError,
@@ -28,14 +28,14 @@ from planner.engine.result import (
     snapshot_from_json,
     snapshot_to_json,
 )
-from planner.engine.serialize import design_to_dict
-from planner.engine.sizing import size
-from planner.engine.version import ENGINE_VERSION
+from engine.serialize import design_to_dict
+from engine.sizing import size
+from engine.version import ENGINE_VERSION
 
 SEED = Path(__file__).resolve().parents[2] / "catalog" / "seed" / "catalog.json"
 CATALOG: CatalogSnapshot = snapshot_from_seed(json.loads(SEED.read_text(encoding="utf-8")))
 
-# The API's keys, as documented before the codec existed (planner/engine/serialize.py at
+# The API's keys, as documented before the codec existed (engine/serialize.py at
 # 60856c5): the codec adds "schema" and the engine's version (issue 24) and nothing else.
 TOP_KEYS = {
     "gpus", "gpus_per_server", "servers", "scalable_units", "racks", "fabric", "tiers",

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from planner.engine.errors import DesignError
-from planner.engine.fabric import uplink_speeds
-from planner.engine.request import RequestError, parse_request
-from planner.engine.sizing import alternatives, size
+from engine.errors import DesignError
+from engine.fabric import uplink_speeds
+from engine.request import RequestError, parse_request
+from engine.sizing import alternatives, size
 from tests.engine.catalogs import CATALOG
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from planner.engine.errors import DesignError
-from planner.engine.fabric import uplinks_and_spines
-from planner.engine.request import RequestError, parse_request, resolve_switch
-from planner.engine.sizing import size
-from planner.engine.text import Text
+from engine.errors import DesignError
+from engine.fabric import uplinks_and_spines
+from engine.request import RequestError, parse_request, resolve_switch
+from engine.sizing import size
+from engine.text import Text
 from tests.engine.catalogs import CATALOG
 
 
@@ -89,7 +89,7 @@ def test_more_oversubscription_never_needs_more_switches(
 
 
 def test_single_points_of_failure_are_named() -> None:
-    from planner.engine.graph import validate
+    from engine.graph import validate
 
     # 4 servers x 8 x 400G = 32 ports on one 64-port switch: one tier, one switch. If it fails,
     # all 4 servers are cut off, and the design says so.

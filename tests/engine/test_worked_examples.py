@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from planner.engine.errors import FabricTooLarge
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine.errors import FabricTooLarge
+from engine.request import parse_request
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG, NO_SWITCHES
 
 

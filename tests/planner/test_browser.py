@@ -229,8 +229,8 @@ def test_applying_an_alternative_keeps_its_promise(live_server, page, engineer):
     assert all(ratio <= 1 for ratio in after["oversubscription"].values())
     # Cost per GPU as the engine ranks it: list prices, inline switch specs estimated from the
     # catalog's switches of their class (so the 64x400 spec of the request is not free).
-    from planner.engine.request import parse_request
-    from planner.engine.sizing import size
+    from engine.request import parse_request
+    from engine.sizing import size
     from planner.selectors import current_catalog
 
     catalog, prices = current_catalog(), price_map()

@@ -15,8 +15,8 @@ from pypdf import PdfReader
 
 from catalog.models import LifecycleChoices, Price, Product
 from customers.models import Customer
+from engine.cabling import iter_cabling
 from planner import services
-from planner.engine.cabling import iter_cabling
 from planner.models import Design, SizingSnapshot
 from planner.selectors import current_catalog
 from quotes.documents import document_render, document_request

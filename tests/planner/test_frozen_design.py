@@ -20,9 +20,9 @@ from pypdf import PdfReader
 from rest_framework.test import APIClient
 
 from catalog.models import LifecycleChoices, Price, Product
+from engine.cabling import iter_cabling
+from engine.version import ENGINE_VERSION
 from planner import export_jobs, services
-from planner.engine.cabling import iter_cabling
-from planner.engine.version import ENGINE_VERSION
 from planner.export_models import ExportFormat
 from planner.models import Design
 from planner.selectors import DesignNotFound, current_catalog

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from openpyxl import load_workbook
 
-from planner.engine.cabling import iter_cabling
-from planner.engine.request import RequestError, parse_request
-from planner.engine.sizing import size
+from engine.cabling import iter_cabling
+from engine.request import RequestError, parse_request
+from engine.sizing import size
 from planner.handover.elevations import PDU_UNITS, ServerModel, design_elevations
 from planner.handover.rack_sheet import COLUMNS, rack_sheet_xlsx
 from planner.handover.rack_svg import elevations_svg

@@ -13,9 +13,9 @@ import zipfile
 import pytest
 import yaml
 
-from planner.engine.cabling import iter_cabling
-from planner.engine.request import parse_request
-from planner.engine.sizing import size
+from engine.cabling import iter_cabling
+from engine.request import parse_request
+from engine.sizing import size
 from planner.handover.cable_ids import identified, legs
 from planner.handover.containerlab import containerlab_yaml
 from planner.handover.elevations import design_elevations

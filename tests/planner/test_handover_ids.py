@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.cabling import iter_cabling
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.errors import DesignError
-from planner.engine.request import RequestError, parse_request
-from planner.engine.sizing import size
+from engine.cabling import iter_cabling
+from engine.catalog import CatalogSnapshot
+from engine.errors import DesignError
+from engine.request import RequestError, parse_request
+from engine.sizing import size
 from planner.handover.cable_ids import cable_id, identified, legs
 from planner.handover.elevations import design_elevations
 

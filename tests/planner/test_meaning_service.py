@@ -137,7 +137,7 @@ def test_failures_and_spares_of_the_1024_gpu_design(design):
     report = found.failures
     counts = {(r.component, r.tier): r.count for r in report.rates}
     # Llama 3: 7 NIC failures / (16,384 x 54 days) x 30.44 days; 35 switch-or-cable failures
-    # over 36,133 devices x 54 days x 30.44 days (planner.engine.failures' reading).
+    # over 36,133 devices x 54 days x 30.44 days (engine.failures' reading).
     nic = 7 / (16384 * 54) * 365.25 / 12
     device = 35 / ((1024 + 16384 + 16384 + 2341) * 54) * 365.25 / 12
     devices = sum(n for (component, _tier), n in counts.items() if component != "nic")

@@ -6,7 +6,7 @@ from datetime import date
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.engine.result import BomLineResult
+from engine.result import BomLineResult
 from planner.plan import (
     ACCEPTANCE_DAYS,
     CABLES_PER_CREW_DAY,

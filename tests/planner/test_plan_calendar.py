@@ -9,7 +9,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from planner.engine.result import BomLineResult
+from engine.result import BomLineResult
 from planner.plan import (
     add_working_days,
     build_plan,

@@ -8,9 +8,9 @@ import pytest
 
 from catalog.services import SEED_PATH
 from catalog.snapshot import snapshot_from_seed
-from planner.engine.request import parse_request
-from planner.engine.result import design_result
-from planner.engine.sizing import size
+from engine.request import parse_request
+from engine.result import design_result
+from engine.sizing import size
 from planner.svg import FONT, MAX_BOXES, lengths_svg, topology_svg
 
 NS = "{http://www.w3.org/2000/svg}"

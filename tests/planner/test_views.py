@@ -410,7 +410,7 @@ def gap_name(result, language: str) -> str:
     """The generic part's name as the engine wrote it, in `language` (planner.i18n)."""
     from django.utils import translation
 
-    from planner.engine.text import from_dict
+    from engine.text import from_dict
     from planner.i18n import translated
 
     [entry] = [line for line in result["bom"] if line["catalog_gap"]]

@@ -11,9 +11,9 @@ import factory
 from catalog.services import SEED_PATH, catalog_load
 from catalog.snapshot import snapshot_from_seed
 from customers.models import Customer
-from planner.engine.request import parse_request
-from planner.engine.serialize import design_to_dict
-from planner.engine.sizing import size
+from engine.request import parse_request
+from engine.serialize import design_to_dict
+from engine.sizing import size
 from planner.models import Design
 from quotes.models import DiscountPolicy, PolicyMetric
 from tests.core.factories import TeamFactory

@@ -23,7 +23,7 @@ from quotes.models import AuditAction, LineKind, QuoteLine
 # proposal's switch table and the quote's lines name it from the engine's text.
 REQUEST_64 = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail",
               "leaf": "64x400"}  # fmt: skip
-# The inline switch's text (planner.engine.ports.INLINE_DESCRIPTION) and its msgstr in
+# The inline switch's text (engine.ports.INLINE_DESCRIPTION) and its msgstr in
 # locale/zh_Hans/LC_MESSAGES/django.po.
 INLINE_EN = "Switch, 64 x 400G (inline spec, not a catalog product)"
 INLINE_ZH = "交换机，64 × 400G（手工规格，非目录产品）"

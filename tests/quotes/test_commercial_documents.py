@@ -17,9 +17,9 @@ from openpyxl import load_workbook
 from PIL import Image
 
 from catalog.models import Price
+from engine.cabling import CablingRow
+from engine.catalog import MediaKind
 from planner import exports
-from planner.engine.cabling import CablingRow
-from planner.engine.catalog import MediaKind
 from quotes import services
 from quotes.models import Document, Quote, QuoteRevision, QuoteStatus
 from quotes.pdf import CABLING_ROWS_IN_PDF, DRAFT_MARK, render_document, template_version_for

@@ -1,4 +1,4 @@
-"""A quote is made from the design's stored, typed result (planner.engine.result), and its first
+"""A quote is made from the design's stored, typed result (engine.result), and its first
 revision pins the catalog snapshot the design was sized with (issue 14)."""
 
 import pytest

@@ -561,7 +561,7 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     from django.utils import translation
     from django.utils.translation import ngettext
 
-    from planner.engine.text import from_dict
+    from engine.text import from_dict
     from planner.i18n import translated
 
     quote = make_quote(engineer, request=BROCHURE)

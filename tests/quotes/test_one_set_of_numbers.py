@@ -1,5 +1,5 @@
 """One set of numbers (issue 24, item 5): every figure of a design is computed once here, from the
-stored typed result (`planner.engine.result.DesignResult`) and the quote's priced revision, and
+stored typed result (`engine.result.DesignResult`) and the quote's priced revision, and
 the design page, the proposal PDF (both languages), the quote page and the API must each show
 that same value. Found before: racks counted one way on the design page (compute racks) and
 another in the PDF's appendix (every rack, network racks included); "grows with existing
@@ -18,7 +18,7 @@ from django.utils.translation import gettext, ngettext
 from rest_framework.test import APIClient
 
 from customers.models import Customer
-from planner.engine.result import DesignResult, result_from_json
+from engine.result import DesignResult, result_from_json
 from planner.handover.elevations import design_elevations, network_rack_count, rack_layouts
 from planner.services import design_create, design_engine
 from quotes.pdf import RACKS_IN_PDF, render_document

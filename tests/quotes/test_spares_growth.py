@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from engine.failures import spares
+from engine.growth_steps import growth_steps
 from planner import services as planner_services
-from planner.engine.failures import spares
-from planner.engine.growth_steps import growth_steps
 from planner.services import catalog_prices
 from quotes.models import LineKind, QuoteStatus
 from quotes.services import quote_create, quote_growth_revise, revision_send, revision_spares_add

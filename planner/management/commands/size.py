@@ -7,8 +7,8 @@ from django.db import DatabaseError
 
 from catalog.selectors import price_map
 from core.errors import DomainError
+from engine.serialize import format_text
 from planner.alternatives import alternatives_to_json
-from planner.engine.serialize import format_text
 from planner.meaning import engine_estimate, estimate_text, estimate_to_json
 from planner.services import design_alternatives, design_size
 

@@ -11,7 +11,7 @@ changes meaning):
 - 1: the format the API has always answered with. Rows stored before the codec carry no
   "schema" key and may lack fields the engine added later (maximum power, link ends, fibre
   lines, run distributions, translatable texts); those read as their defaults.
-  `engine_version` (planner.engine.version) came later in schema 1: the engine that sized the
+  `engine_version` (engine.version) came later in schema 1: the engine that sized the
   result. Rows stored before it have no such key and read as None (re-encoded without it).
 
 The same module encodes the engine's `CatalogSnapshot` (products with their prices), so that a
@@ -32,7 +32,7 @@ from enum import Enum
 from functools import cache
 from typing import Any
 
-from planner.engine.catalog import (
+from engine.catalog import (
     CableSpec,
     CatalogSnapshot,
     MediaRule,
@@ -41,10 +41,10 @@ from planner.engine.catalog import (
     SwitchSpec,
     TransceiverSpec,
 )
-from planner.engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
-from planner.engine.request import to_dict
-from planner.engine.text import Text, from_dict
-from planner.engine.version import ENGINE_VERSION
+from engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
+from engine.request import to_dict
+from engine.text import Text, from_dict
+from engine.version import ENGINE_VERSION
 
 RESULT_SCHEMA = 1
 SNAPSHOT_SCHEMA = 1

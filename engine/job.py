@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from planner.engine.request import RequestError, _Reader
-from planner.engine.text import gettext_noop, text
+from engine.request import RequestError, _Reader
+from engine.text import gettext_noop, text
 
 MAX_JOB_GPUS = 1_000_000
 MAX_PARAMETERS = 100 * 10**12  # 100 T: beyond any model trained or announced

@@ -9,10 +9,10 @@ import functools
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from planner.engine.design import Growth, LeafGroup, PlaneShape
-from planner.engine.errors import FabricTooLarge, SwitchMismatch
-from planner.engine.ports import SwitchModel, leaf_capacity, per_model
-from planner.engine.text import gettext_noop, text
+from engine.design import Growth, LeafGroup, PlaneShape
+from engine.errors import FabricTooLarge, SwitchMismatch
+from engine.ports import SwitchModel, leaf_capacity, per_model
+from engine.text import gettext_noop, text
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from planner.engine.design import Design, PlaneShape
-from planner.engine.fabric import leaf_downlinks_at
-from planner.engine.text import Text, gettext_noop, text
+from engine.design import Design, PlaneShape
+from engine.fabric import leaf_downlinks_at
+from engine.text import Text, gettext_noop, text
 
 DAYS_PER_MONTH = 365.25 / 12
 HOURS_PER_MONTH = DAYS_PER_MONTH * 24

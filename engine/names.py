@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planner.engine.design import PlaneShape
+from engine.design import PlaneShape
 
 
 def _prefix(shape: PlaneShape, fabric_plane: int) -> str:

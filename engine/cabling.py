@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from planner.engine import names
-from planner.engine.catalog import FormFactor, MediaKind
-from planner.engine.design import Design, DownPart, LinkGroup, PlaneDesign, PlaneShape
-from planner.engine.media import (
+from engine import names
+from engine.catalog import FormFactor, MediaKind
+from engine.design import Design, DownPart, LinkGroup, PlaneDesign, PlaneShape
+from engine.media import (
     leaf_link_runs,
     pod_leaf_runs,
     rail_style,
     spine_core_run_m,
 )
-from planner.engine.request import Layout
-from planner.engine.wiring import locate, lower_part_of_cage, port_name, upper_cage_runs
+from engine.request import Layout
+from engine.wiring import locate, lower_part_of_cage, port_name, upper_cage_runs
 
 LABEL_PREFIX = {"compute": "CMP", "storage": "STO", "frontend": "FE", "oob": "OOB"}
 

@@ -8,7 +8,7 @@ bug in the engine, not bad input: it raises."""
 
 from __future__ import annotations
 
-from planner.engine.catalog import (
+from engine.catalog import (
     CableKind,
     CableSpec,
     FormFactor,
@@ -16,7 +16,7 @@ from planner.engine.catalog import (
     TransceiverSpec,
     accepts,
 )
-from planner.engine.design import Design, LinkEnd, LinkGroup
+from engine.design import Design, LinkEnd, LinkGroup
 
 
 class FitError(AssertionError):

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 
-from planner.engine.catalog import CatalogSnapshot, Lifecycle, NicSpec, Product
-from planner.engine.design import (
+from engine.catalog import CatalogSnapshot, Lifecycle, NicSpec, Product
+from engine.design import (
     BomLine,
     Design,
     DesignWarning,
@@ -28,14 +28,14 @@ from planner.engine.design import (
     RunMedia,
     TierDesign,
 )
-from planner.engine.errors import (
+from engine.errors import (
     DesignError,
     FabricTooLarge,
     MediaUnavailable,
     NoDesign,
     SwitchMismatch,
 )
-from planner.engine.fabric import (
+from engine.fabric import (
     PlaneInput,
     bisection_gbps,
     ceil_div,
@@ -43,8 +43,8 @@ from planner.engine.fabric import (
     plan_plane,
     uplink_speeds,
 )
-from planner.engine.fit import check_design
-from planner.engine.media import (
+from engine.fit import check_design
+from engine.media import (
     MediaChoice,
     MediaSelector,
     PortEnd,
@@ -57,8 +57,8 @@ from planner.engine.media import (
     spine_core_run_m,
     switch_end,
 )
-from planner.engine.ports import SwitchModel, parse_inline
-from planner.engine.request import (
+from engine.ports import SwitchModel, parse_inline
+from engine.request import (
     Build,
     DesignRequest,
     Fabric,
@@ -68,8 +68,8 @@ from planner.engine.request import (
     SwitchChoice,
     resolve_switch,
 )
-from planner.engine.text import Text, gettext_noop, text
-from planner.engine.wiring import fabric_cages, port_parts
+from engine.text import Text, gettext_noop, text
+from engine.wiring import fabric_cages, port_parts
 
 __all__ = [
     "DesignError",

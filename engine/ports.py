@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Concatenate, ParamSpec, TypeVar, cast
 
-from planner.engine.catalog import (
+from engine.catalog import (
     NATIVE_SPEEDS_GBPS,
     Breakout,
     FormFactor,
@@ -18,14 +18,14 @@ from planner.engine.catalog import (
     PortGroup,
     SwitchSpec,
 )
-from planner.engine.text import Text, gettext_noop
-from planner.engine.text import text as make_text
+from engine.text import Text, gettext_noop
+from engine.text import text as make_text
 
 INLINE_SPEC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*[gG]?\s*$")
 
 # An inline switch's description: English in the engine's results (stored as is), and a template
 # the web layer translates (`inline_description`), so pages and documents name it in the reader's
-# language. The same msgid as the catalog gap's text in planner.engine.sizing.
+# language. The same msgid as the catalog gap's text in engine.sizing.
 INLINE_DESCRIPTION = gettext_noop(
     "Switch, %(ports)s x %(speed)sG (inline spec, not a catalog product)"
 )

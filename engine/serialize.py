@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.engine.design import Design, LinkEnd, LinkGroup
-from planner.engine.result import design_result, result_to_json
+from engine.design import Design, LinkEnd, LinkGroup
+from engine.result import design_result, result_to_json
 
 
 def design_to_dict(design: Design) -> dict[str, Any]:

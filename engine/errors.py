@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from planner.engine.text import Text
+from engine.text import Text
 
 
 class DesignError(Exception):
     """No design fits the request; the message is one line naming what and why. `text` keeps the
-    translatable template and its values (see planner.engine.text)."""
+    translatable template and its values (see engine.text)."""
 
     def __init__(self, message: str | Text) -> None:
         self.text = message if isinstance(message, Text) else Text(message)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.engine import names
-from planner.engine.design import Design, PlaneDesign
+from engine import names
+from engine.design import Design, PlaneDesign
 
 MAX_BOXES = 8
 

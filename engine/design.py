@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from planner.engine.catalog import FormFactor, MediaKind
-from planner.engine.request import DesignRequest
-from planner.engine.text import Text
+from engine.catalog import FormFactor, MediaKind
+from engine.request import DesignRequest
+from engine.text import Text
 
 if TYPE_CHECKING:
-    from planner.engine.media import MediaChoice
+    from engine.media import MediaChoice
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,8 +12,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import NamedTuple
 
-from planner.engine.design import DownPart
-from planner.engine.ports import SwitchModel, per_model, ways
+from engine.design import DownPart
+from engine.ports import SwitchModel, per_model, ways
 
 
 @per_model

@@ -12,8 +12,8 @@ from decimal import Decimal
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from planner.engine import generic
-from planner.engine.catalog import (
+from engine import generic
+from engine.catalog import (
     COPPER_MEDIA,
     MEDIA_PREFERENCE,
     OPTICAL_MEDIA,
@@ -30,11 +30,11 @@ from planner.engine.catalog import (
     TransceiverSpec,
     accepts,
 )
-from planner.engine.design import LeafGroup, PlaneShape
-from planner.engine.errors import MediaUnavailable
-from planner.engine.ports import SwitchModel, per_model, ways
-from planner.engine.request import Layout, LeafPlacement, MediaPolicy
-from planner.engine.text import Text, gettext_noop, text
+from engine.design import LeafGroup, PlaneShape
+from engine.errors import MediaUnavailable
+from engine.ports import SwitchModel, per_model, ways
+from engine.request import Layout, LeafPlacement, MediaPolicy
+from engine.text import Text, gettext_noop, text
 
 RACK_HEIGHT_M = 2.0  # usable cabling height of a 42U rack
 RACK_EXIT_M = 1.0  # from a port up to the overhead tray (and down again at the far end)

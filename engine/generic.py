@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from planner.engine.catalog import (
+from engine.catalog import (
     CableKind,
     CableSpec,
     Connector,
@@ -20,8 +20,8 @@ from planner.engine.catalog import (
     Reach,
     TransceiverSpec,
 )
-from planner.engine.ports import INLINE_FORM_FACTOR
-from planner.engine.text import Text, gettext_noop, text
+from engine.ports import INLINE_FORM_FACTOR
+from engine.text import Text, gettext_noop, text
 
 # The form factor a cage of a speed has when nothing names it (an inline NIC speed): the same
 # as an inline switch's ports.

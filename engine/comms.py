@@ -44,9 +44,9 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from planner.engine.design import Design
-from planner.engine.job import Job, JobError, Sharding
-from planner.engine.text import Text, gettext_noop, text
+from engine.design import Design
+from engine.job import Job, JobError, Sharding
+from engine.text import Text, gettext_noop, text
 
 NIC_EFFICIENCY = 0.95
 TIERS = ("nvlink", "leaf", "spine", "core")  # the highest tier a collective's traffic reaches

@@ -23,13 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from planner.engine.catalog import CatalogSnapshot
-from planner.engine.design import Design
-from planner.engine.errors import DesignError
-from planner.engine.fabric import ceil_div
-from planner.engine.request import Build, DesignRequest
-from planner.engine.sizing import size
-from planner.engine.text import Text, gettext_noop, text
+from engine.catalog import CatalogSnapshot
+from engine.design import Design
+from engine.errors import DesignError
+from engine.fabric import ceil_div
+from engine.request import Build, DesignRequest
+from engine.sizing import size
+from engine.text import Text, gettext_noop, text
 
 _CATEGORY_ORDER = {"switch": 0, "transceiver": 1, "cable": 2, "patch_panel": 3, "nic": 4}
 

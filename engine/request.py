@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from planner.engine.catalog import CatalogSnapshot, FormFactor, Lifecycle, NicSpec, SwitchSpec
-from planner.engine.ports import SwitchModel, catalog_model, inline_model, parse_inline
-from planner.engine.text import Text, gettext_noop, text
+from engine.catalog import CatalogSnapshot, FormFactor, Lifecycle, NicSpec, SwitchSpec
+from engine.ports import SwitchModel, catalog_model, inline_model, parse_inline
+from engine.text import Text, gettext_noop, text
 
 MAX_GPUS = 1_000_000
 NIC_SPEEDS_GBPS = (1, 10, 25, 50, 100, 200, 400, 800)
@@ -52,7 +52,7 @@ class RequestError(ValueError):
     """Invalid request. `errors` maps each offending field to one human sentence."""
 
     def __init__(self, errors: Mapping[str, str | Text]) -> None:
-        # `texts` keeps each message translatable (planner.engine.text); `errors` is English.
+        # `texts` keeps each message translatable (engine.text); `errors` is English.
         self.texts: dict[str, Text] = {
             key: message if isinstance(message, Text) else Text(message)
             for key, message in sorted(errors.items())

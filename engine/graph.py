@@ -17,9 +17,9 @@ from typing import Any
 
 import networkx as nx
 
-from planner.engine import names
-from planner.engine.design import Design, PlaneDesign, PlaneShape
-from planner.engine.fabric import leaf_downlinks_at
+from engine import names
+from engine.design import Design, PlaneDesign, PlaneShape
+from engine.fabric import leaf_downlinks_at
 
 # A server's cross-rail path: its GPUs reach each other over NVLink through NVSwitch, not over
 # the network. NVIDIA's H100 SXM (fourth-generation NVLink) gives each GPU 900 GB/s counting both
