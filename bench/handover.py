@@ -1,7 +1,7 @@
 """Handover benchmark (issue 16): the A4 cable-label sheet for 1,024 GPUs (under 30 s required,
 15 s aimed at), with its storage and out-of-band planes, and the cheaper handover files beside
 it. Engine and PDF drawing in this process, no database: the sheet with two labels a cable is
-drawn by the export job's own code (`planner.export_jobs.labels_sheet_pdf`, progress after
+drawn by the export job's own code (`planner.exports.jobs.labels_sheet_pdf`, progress after
 every 20 pages), which is what the worker runs; tests/planner/test_labels_job.py times it in a
 real worker end to end."""
 
@@ -48,8 +48,8 @@ def run() -> list[tuple[str, float] | tuple[str, float, str]]:
     # machine the wall time says more about the neighbours than about the render.
     import django
 
-    django.setup()  # planner.export_jobs reads the models' module (no query is made)
-    from planner.export_jobs import labels_sheet_pdf
+    django.setup()  # planner.exports.jobs reads the models' module (no query is made)
+    from planner.exports.jobs import labels_sheet_pdf
 
     reports: list[int] = []
     start, cpu = time.perf_counter(), time.process_time()

@@ -106,5 +106,5 @@ class Design(models.Model):
         return None if self.result is None else result_from_json(self.result)
 
 
-from planner.asbuilt_models import AsBuiltCheck  # noqa: E402, F401  (registered with the app)
-from planner.export_models import ExportJob  # noqa: E402, F401  (registered with the app)
+from planner.asbuilt.models import AsBuiltCheck  # noqa: E402, F401  (registered with the app)
+from planner.exports.models import ExportJob  # noqa: E402, F401  (registered with the app)

@@ -3,13 +3,13 @@ jobs"."""
 
 from celery import shared_task
 
-from planner import export_jobs
-from planner.asbuilt_tasks import asbuilt_check_task, sweep_asbuilt_checks  # noqa: F401
+from planner.asbuilt.tasks import asbuilt_check_task, sweep_asbuilt_checks  # noqa: F401
+from planner.exports import jobs as export_jobs
 
 
 @shared_task
 def export_design_task(job_id: int) -> int:
-    """One design export (planner.export_jobs), on the default queue."""
+    """One design export (planner.exports.jobs), on the default queue."""
     export_jobs.export_run(job_id=job_id)
     return job_id
 

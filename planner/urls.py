@@ -4,7 +4,7 @@ from planner import views
 
 app_name = "planner"
 urlpatterns = [
-    path("", include("planner.export_urls")),  # first: bounded exports (export_views)
+    path("", include("planner.exports.urls")),  # first: bounded exports (export_views)
     path("", views.DesignListView.as_view(), name="design-list"),
     path("new/", views.design_new, name="design-new"),
     path("new/preview/", views.design_new_preview, name="design-new-preview"),
@@ -20,7 +20,7 @@ urlpatterns = [
     path("<int:pk>/bom.xlsx", views.export_bom_xlsx, name="bom-xlsx"),
     path("<int:pk>/cabling.csv", views.export_cabling_csv, name="cabling-csv"),
     path("<int:pk>/request.json", views.export_request_json, name="request-json"),
-    path("", include("planner.handover_urls")),
-    path("", include("planner.asbuilt_urls")),
-    path("", include("planner.meaning_urls")),
+    path("", include("planner.handover.urls")),
+    path("", include("planner.asbuilt.urls")),
+    path("", include("planner.meaning.urls")),
 ]

@@ -33,7 +33,8 @@ from customers.models import Customer
 from customers.selectors import customers_visible_to
 from engine.request import to_dict
 from engine.result import DesignResult
-from planner import exports, i18n, presenters, selectors, services
+from planner import i18n, presenters, selectors, services
+from planner.exports import files as exports
 from planner.filters import DesignFilterSet
 from planner.forms import (
     META_FIELDS,

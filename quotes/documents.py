@@ -36,7 +36,7 @@ from core.jobs import (
 from core.models import WebhookEvent
 from core.services import user_signed_in
 from core.webhooks import webhook_emit
-from planner.asbuilt_services import latest_check_id
+from planner.asbuilt.services import latest_check_id
 from quotes.content import revision_content_sha256
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
 from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document, template_version_for

@@ -1,7 +1,7 @@
 """A quote revision as a spreadsheet for the customer's procurement: its lines with prices, the
 VAT per rate, the totals and the validity. Text cells are written as text, never formulas
-(planner.exports.xlsx_cell), so a description such as "=HYPERLINK(...)" stays inert; amounts are
-numbers with two decimals."""
+(planner.exports.files.xlsx_cell), so a description such as "=HYPERLINK(...)" stays inert;
+amounts are numbers with two decimals."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
-from planner.exports import xlsx_cell
+from planner.exports.files import xlsx_cell
 from quotes.models import LineKind, QuoteRevision, percent_text
 from quotes.selectors import PLANE_LABELS
 

@@ -27,8 +27,8 @@ from engine.result import DesignResult, result_from_json
 from engine.text import Text
 from planner import presenters
 from planner.alternatives import alternative_rows, proposal_catalog
-from planner.asbuilt_services import asbuilt_appendix_context
-from planner.exports import cabling_csv_chunks
+from planner.asbuilt.services import asbuilt_appendix_context
+from planner.exports.files import cabling_csv_chunks
 from planner.handover.elevations import (
     Elevations,
     design_elevations,
@@ -37,7 +37,7 @@ from planner.handover.elevations import (
 )
 from planner.handover.rack_svg import elevations_svg
 from planner.i18n import plan_labels, translated
-from planner.meaning import SizedDesigns, proposal_meaning
+from planner.meaning.read_model import SizedDesigns, proposal_meaning
 from planner.models import SizingSnapshot
 from planner.services import design_engine, design_size, sizing_snapshot_engine
 from planner.svg import gantt_svg, lengths_svg, topology_svg

@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 from core.models import TokenScope
 from core.services import api_token_create
 from customers.models import Customer, Opportunity
-from planner import exports
+from planner.exports import files as exports
 from tests.quotes.factories import CustomerFactory, DesignFactory, load_seed_subset, small_result
 
 pytestmark = pytest.mark.django_db

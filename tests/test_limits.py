@@ -11,8 +11,8 @@ import pytest
 from django.core.files.storage import default_storage
 from rest_framework.test import APIClient
 
-from planner.export_jobs import export_request, export_run, exports_sweep
-from planner.export_models import ExportFormat, ExportJob
+from planner.exports.jobs import export_request, export_run, exports_sweep
+from planner.exports.models import ExportFormat, ExportJob
 from planner.services import design_create
 from tests.conftest import load_seed_catalog
 

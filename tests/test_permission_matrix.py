@@ -27,8 +27,8 @@ from core.models import TokenScope, WebhookSubscription
 from core.roles import CATALOG_MANAGER, SALES_ENGINEER, SALES_MANAGER
 from core.services import api_token_create
 from customers.models import Opportunity
-from planner.asbuilt_services import asbuilt_check_request, asbuilt_check_run
-from planner.export_jobs import export_request, export_run
+from planner.asbuilt.services import asbuilt_check_request, asbuilt_check_run
+from planner.exports.jobs import export_request, export_run
 from planner.serializers import REQUEST_EXAMPLE
 from planner.services import design_create
 from quotes import services
@@ -466,7 +466,7 @@ def _quote_read(suffix):
 
 
 def _export_read(suffix):
-    """A done export job of the side's design (planner.export_jobs, run in process)."""
+    """A done export job of the side's design (planner.exports.jobs, run in process)."""
 
     def url(w, side):
         job = export_run(job_id=export_request(user=side.sized.owner, design=side.sized).pk)
@@ -476,7 +476,7 @@ def _export_read(suffix):
 
 
 def _asbuilt_read(w, side):
-    """A done as-built check of the side's design (planner.asbuilt_services, run in process)."""
+    """A done as-built check of the side's design (planner.asbuilt.services, run in process)."""
     check = asbuilt_check_request(
         user=side.sized.owner, design_id=side.sized.pk, filename="n.csv",
         data=b"device,port,neighbor_device,neighbor_port\nleaf01,swp1,srv0001,c1\n",

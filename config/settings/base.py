@@ -366,7 +366,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "sweep-documents": _sweep("quotes.tasks.sweep_documents"),
     "sweep-worker-probes": _sweep("core.tasks.sweep_worker_probes"),
     "sweep-exports": _sweep("planner.tasks.sweep_exports"),
-    "sweep-asbuilt-checks": _sweep("planner.asbuilt_tasks.sweep_asbuilt_checks"),
+    "sweep-asbuilt-checks": _sweep("planner.asbuilt.tasks.sweep_asbuilt_checks"),
 }
 # PDFs render in their own queue (a worker can be dedicated to it, with its memory cap) so that a
 # large document never delays webhooks or expiry.

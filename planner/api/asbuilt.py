@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from planner.asbuilt_models import AsBuiltCheck
+from planner.asbuilt.models import AsBuiltCheck
 
 ASBUILT_UPLOAD = (
     "Neighbour data of the built cluster, checked against the design: `lldpctl -f json` output "

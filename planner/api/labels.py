@@ -21,9 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.base import ApiViewSet, User
-from planner import export_jobs, selectors
+from planner import selectors
 from planner.api.serializers import ExportJobSerializer
-from planner.export_models import ExportFormat
+from planner.exports import jobs as export_jobs
+from planner.exports.models import ExportFormat
 from planner.handover.labels import labels_pdf
 from planner.models import Design
 

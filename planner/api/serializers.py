@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from core.api.base import ShallowFieldCopies
 from core.api.values import DateTimeText
-from planner.export_models import ExportJob
+from planner.exports.models import ExportJob
 from planner.models import Design, Scenario
 
 EXPORT_LINKS = ("bom_xlsx", "bom_csv", "cabling_csv")

@@ -22,7 +22,7 @@ from core.errors import DomainError
 from core.parsers import LimitedJSONParser
 from customers.selectors import customer_for
 from engine.request import to_dict
-from planner import asbuilt_services, export_jobs, exports, selectors, services
+from planner import selectors, services
 from planner.alternatives import alternatives_to_json
 from planner.api.asbuilt import ASBUILT_UPLOAD, AsBuiltCheckSerializer, AsBuiltUploadSerializer
 from planner.api.preview_cache import preview_get, preview_key, preview_put
@@ -34,9 +34,12 @@ from planner.api.serializers import (
     ExportJobSerializer,
     design_summaries,
 )
-from planner.export_models import ExportFormat, ExportJob
+from planner.asbuilt import services as asbuilt_services
+from planner.exports import files as exports
+from planner.exports import jobs as export_jobs
+from planner.exports.models import ExportFormat, ExportJob
 from planner.filters import DesignFilterSet
-from planner.meaning import design_meaning, job_for_design, meaning_to_json
+from planner.meaning.read_model import design_meaning, job_for_design, meaning_to_json
 from planner.models import Design
 from planner.serializers import (
     REQUEST_EXAMPLE,

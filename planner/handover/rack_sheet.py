@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from openpyxl import Workbook
 from openpyxl.styles import Font
 
-from planner.exports import xlsx_cell
+from planner.exports.files import xlsx_cell
 from planner.handover.elevations import Elevations
 
 COLUMNS = ("rack", "u", "units", "device", "model", "role", "power_w", "power_max_w")

@@ -5,7 +5,7 @@ from typing import Any
 
 from django import template
 
-from planner.handover_services import design_page_elevations
+from planner.handover.services import design_page_elevations
 from planner.models import Design
 
 register = template.Library()

@@ -15,8 +15,9 @@ from django.core.files.storage import default_storage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner import asbuilt_services, services
-from planner.asbuilt_models import AsBuiltCheck
+from planner import services
+from planner.asbuilt import services as asbuilt_services
+from planner.asbuilt.models import AsBuiltCheck
 from planner.handover import asbuilt
 from planner.handover.asbuilt import MAX_UPLOAD_BYTES, parse_lldp
 from planner.handover.cable_ids import legs

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from planner import asbuilt_services
+from planner.asbuilt import services as asbuilt_services
 from tests.planner.test_asbuilt import _csv, _faulty, _links, _lldp, _lldp_files, _zip
 from tests.planner.test_asbuilt import design as design  # the fixture, re-exported
 from tests.planner.test_asbuilt import english as english  # the fixture, re-exported

@@ -4,8 +4,9 @@ worker's job is run here, in process, against the same database)."""
 
 import pytest
 
-from planner import asbuilt_services, services
-from planner.asbuilt_models import AsBuiltCheck
+from planner import services
+from planner.asbuilt import services as asbuilt_services
+from planner.asbuilt.models import AsBuiltCheck
 from tests.conftest import load_seed_catalog, screenshot
 from tests.planner.test_asbuilt import REQUEST, _faulty, _links, _lldp
 from tests.planner.test_browser import console_errors

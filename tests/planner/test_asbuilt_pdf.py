@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from planner import asbuilt_services
+from planner.asbuilt import services as asbuilt_services
 from quotes.documents import document_render, document_request
 from quotes.models import DocumentStatus
 from tests.planner.test_asbuilt import REQUEST, _faulty, _links, _lldp

@@ -10,8 +10,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from planner import asbuilt_services
-from planner.asbuilt_models import AsBuiltCheck
+from planner.asbuilt import services as asbuilt_services
+from planner.asbuilt.models import AsBuiltCheck
 from planner.handover.asbuilt import parse_lldp
 from tests.planner.test_asbuilt import _csv, _faulty, _links, _lldp, _lldp_files, _zip
 from tests.planner.test_asbuilt import design as design  # the fixture, re-exported

@@ -22,8 +22,9 @@ from rest_framework.test import APIClient
 from catalog.models import LifecycleChoices, Price, Product
 from engine.cabling import iter_cabling
 from engine.version import ENGINE_VERSION
-from planner import export_jobs, services
-from planner.export_models import ExportFormat
+from planner import services
+from planner.exports import jobs as export_jobs
+from planner.exports.models import ExportFormat
 from planner.models import Design
 from planner.selectors import DesignNotFound, current_catalog
 from tests.conftest import load_seed_catalog

@@ -5,7 +5,7 @@ scroll sideways, and nothing is refused by the Content Security Policy."""
 import pytest
 
 from planner import services
-from planner.handover_services import DESIGN_PAGE_RACKS
+from planner.handover.services import DESIGN_PAGE_RACKS
 from tests.conftest import load_seed_catalog, screenshot
 from tests.planner.test_browser import console_errors
 from tests.planner.test_handover_views import GPUS_1024

@@ -133,7 +133,7 @@ def _drawn_racks(html: str) -> int:
 
 @pytest.mark.django_db
 def test_the_design_page_draws_every_rack_of_a_small_design(client, design, teammate):
-    from planner.handover_services import design_page_elevations
+    from planner.handover.services import design_page_elevations
 
     client.force_login(teammate)
     html = client.get(reverse("planner:design-detail", args=[design.pk])).content.decode()
@@ -147,7 +147,7 @@ def test_the_design_page_draws_every_rack_of_a_small_design(client, design, team
 
 @pytest.mark.django_db
 def test_the_design_page_draws_the_first_racks_of_a_large_one_and_links_to_all(client, engineer):
-    from planner.handover_services import DESIGN_PAGE_RACKS, design_page_elevations
+    from planner.handover.services import DESIGN_PAGE_RACKS, design_page_elevations
 
     load_seed_catalog()
     large = services.design_create(owner=engineer, name="1k", request_data=GPUS_1024)

@@ -14,9 +14,9 @@ import pytest
 from pypdf import PdfReader
 from rest_framework.test import APIClient
 
-from planner import export_jobs
-from planner.export_jobs import export_run
-from planner.export_models import ExportFormat, ExportJob
+from planner.exports import jobs as export_jobs
+from planner.exports.jobs import export_run
+from planner.exports.models import ExportFormat, ExportJob
 from planner.services import design_create
 from tests.conftest import load_seed_catalog
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import translation
 from django.utils.translation import gettext
 
-from planner import meaning
+from planner.meaning import read_model as meaning
 from planner.presenters import generic_name
 from quotes.documents import document_render, document_request
 from quotes.models import DocumentStatus

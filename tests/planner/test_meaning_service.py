@@ -1,5 +1,6 @@
-"""planner.meaning on saved designs: the communication estimate of a described job on the design
-and its alternatives, in the design's own catalog snapshot; bad jobs named field by field.
+"""planner.meaning.read_model on saved designs: the communication estimate of a described job on
+the design and its alternatives, in the design's own catalog snapshot; bad jobs named field by
+field.
 Real seed catalog, real engine; every figure computed by hand beside its assertion."""
 
 import math
@@ -10,7 +11,8 @@ import pytest
 from django.utils import translation
 
 from catalog.models import LifecycleChoices, Price, Product
-from planner import meaning, services
+from planner import services
+from planner.meaning import read_model as meaning
 from tests.conftest import load_seed_catalog
 
 # 1,024 GPUs = 128 servers x 8 rails, 64x400 leaves. At 3:1 a leaf has 48 server ports and 16

@@ -19,7 +19,7 @@ from PIL import Image
 from catalog.models import Price
 from engine.cabling import CablingRow
 from engine.catalog import MediaKind
-from planner import exports
+from planner.exports import files as exports
 from quotes import services
 from quotes.models import Document, Quote, QuoteRevision, QuoteStatus
 from quotes.pdf import CABLING_ROWS_IN_PDF, DRAFT_MARK, render_document, template_version_for

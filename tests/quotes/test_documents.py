@@ -651,7 +651,7 @@ def test_every_time_limit_comes_from_the_one_settings_block():
         assert task.time_limit == base.JOB_TIME_LIMIT_SECONDS, task.name
     sweeps = {"quotes.tasks.sweep_documents", "core.tasks.sweep_worker_probes",
               "planner.tasks.sweep_exports",
-              "planner.asbuilt_tasks.sweep_asbuilt_checks"}  # fmt: skip
+              "planner.asbuilt.tasks.sweep_asbuilt_checks"}  # fmt: skip
     scheduled = {e["task"]: e for e in base.CELERY_BEAT_SCHEDULE.values() if e["task"] in sweeps}
     assert set(scheduled) == sweeps
     assert {e["schedule"] for e in scheduled.values()} == {base.JOB_SWEEP_SECONDS}

@@ -11,7 +11,7 @@ from django.utils import translation
 import planner.models
 import quotes.pdf
 from planner import services
-from planner.meaning import SizedDesigns
+from planner.meaning.read_model import SizedDesigns
 from quotes.pdf import _collector_paused, document_context
 from tests.conftest import load_seed_catalog
 from tests.quotes.test_documents import make_quote

@@ -9,7 +9,7 @@ from catalog.selectors import price_map
 from core.errors import DomainError
 from engine.serialize import format_text
 from planner.alternatives import alternatives_to_json
-from planner.meaning import engine_estimate, estimate_text, estimate_to_json
+from planner.meaning.read_model import engine_estimate, estimate_text, estimate_to_json
 from planner.services import design_alternatives, design_size
 
 # CLI option -> request field. The request file and the API use the field names.

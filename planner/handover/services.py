@@ -12,7 +12,8 @@ from django.core.cache import cache
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from planner import export_jobs, services
+from planner import services
+from planner.exports import jobs as export_jobs
 from planner.handover.rack_svg import RACKS_PER_LINE, elevations_svg
 from planner.i18n import translated
 from planner.models import Design

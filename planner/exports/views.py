@@ -17,8 +17,9 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from core.errors import DomainError
-from planner import export_jobs, selectors
-from planner.export_models import ExportFormat, ExportJob
+from planner import selectors
+from planner.exports import jobs as export_jobs
+from planner.exports.models import ExportFormat, ExportJob
 from planner.models import Design
 from planner.views import design_refusals
 

@@ -19,8 +19,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from engine.design import Design as EngineDesign
-from planner import export_jobs, selectors, services
-from planner.export_models import ExportFormat
+from planner import selectors, services
+from planner.exports import jobs as export_jobs
+from planner.exports.models import ExportFormat
 from planner.handover.cable_ids import Cable, identified
 from planner.handover.containerlab import containerlab_yaml
 from planner.handover.elevations import Elevations

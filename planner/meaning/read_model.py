@@ -33,7 +33,7 @@ from engine.result import DesignResult
 from engine.sizing import alternatives, bom_cost
 from planner import presenters, services
 from planner.i18n import translated
-from planner.meaning_svg import ChartRow, meaning_chart_svg
+from planner.meaning.svg import ChartRow, meaning_chart_svg
 from planner.models import Design
 
 # A reference job for documents and the form's first values: a Llama-3-70B-shaped model (Llama

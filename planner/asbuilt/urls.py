@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner import asbuilt_views as views
+from planner.asbuilt import views
 
 urlpatterns = [
     path("<int:pk>/handover/as-built/", views.asbuilt_upload, name="asbuilt"),

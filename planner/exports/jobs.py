@@ -41,8 +41,9 @@ from core.jobs import (
 )
 from core.services import user_signed_in
 from engine.design import Design as EngineDesign
-from planner import exports, services
-from planner.export_models import ExportFormat, ExportJob
+from planner import services
+from planner.exports import files as exports
+from planner.exports.models import ExportFormat, ExportJob
 from planner.handover import label_sheet
 from planner.handover.cable_ids import Cable, identified
 from planner.handover.elevations import Elevations, ServerModel, design_elevations

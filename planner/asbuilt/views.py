@@ -11,8 +11,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.errors import DomainError
-from planner import asbuilt_services, selectors
-from planner.asbuilt_models import AsBuiltCheck
+from planner import selectors
+from planner.asbuilt import services as asbuilt_services
+from planner.asbuilt.models import AsBuiltCheck
 from planner.models import Design
 
 

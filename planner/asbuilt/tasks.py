@@ -1,9 +1,9 @@
-"""Celery tasks of the as-built check, each a thin call into `planner.asbuilt_services`;
+"""Celery tasks of the as-built check, each a thin call into `planner.asbuilt.services`;
 imported by planner.tasks so the worker registers them."""
 
 from celery import shared_task
 
-from planner import asbuilt_services
+from planner.asbuilt import services as asbuilt_services
 
 
 @shared_task

@@ -3,7 +3,7 @@
 
 from django.urls import path
 
-from planner import meaning_views as views
+from planner.meaning import views
 
 urlpatterns = [
     path("<int:pk>/meaning/", views.design_meaning, name="design-meaning"),

@@ -1,7 +1,7 @@
 """The as-built check of a design: an upload is read and checked in the request (format, size,
 devices and ports the design has, no port or neighbour twice), every problem named with its
 line; only a clean upload is stored, with its job, in one transaction. The comparison runs in a
-worker (`planner.asbuilt_tasks`) on the design as saved, never on today's catalog."""
+worker (`planner.asbuilt.tasks`) on the design as saved, never on today's catalog."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from core.jobs import JobFailed, JobKind, Progress, job_queue, job_run, jobs_swe
 from core.services import user_signed_in
 from engine.design import Design as EngineDesign
 from planner import selectors, services
-from planner.asbuilt_models import AsBuiltCheck
+from planner.asbuilt.models import AsBuiltCheck
 from planner.handover import asbuilt
 from planner.handover.cable_ids import identified
 from planner.handover.elevations import design_elevations
@@ -251,7 +251,7 @@ def upload_problems(*, check: AsBuiltCheck) -> list[str]:
 
 ASBUILT: JobKind[AsBuiltCheck, dict[str, Any]] = JobKind(
     model=AsBuiltCheck,
-    task="planner.asbuilt_tasks.asbuilt_check_task",
+    task="planner.asbuilt.tasks.asbuilt_check_task",
     work=_work,
     store=_store,
     exhausted=gettext_lazy("The check was interrupted too many times; please upload again."),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner import export_views
+from planner.exports import views as export_views
 
 urlpatterns = [
     path("<int:pk>/cabling.csv", export_views.export_cabling_csv, name="cabling-csv"),

@@ -1,5 +1,6 @@
 """The design page's "what it means for training" section: the job form and the figures, served
-as an htmx fragment (a full page without JavaScript). The figures come from `planner.meaning`."""
+as an htmx fragment (a full page without JavaScript). The figures come from
+`planner.meaning.read_model`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from planner import meaning, selectors
+from planner import selectors
+from planner.meaning import read_model as meaning
 
 # The form's fields, in the order shown; each is a job field of `engine.job`.
 FORM_FIELDS = (

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from planner import handover_views as views
+from planner.handover import views
 
 urlpatterns = [
     path("<int:pk>/handover/", views.handover, name="handover"),
