@@ -27,6 +27,7 @@ from core.models import WebhookEvent
 from core.selectors import user_team
 from core.webhooks import webhook_emit
 from customers.models import Customer
+from customers.selectors import CustomerNotFound, customers_visible_to
 from engine.cabling import CablingRow, iter_cabling
 from engine.catalog import CatalogSnapshot
 from engine.design import Design as EngineDesign
@@ -316,6 +317,13 @@ def design_engine(
     return _checked(_sized(request, catalog).design, expected)
 
 
+def _check_customer(owner: User, customer: Customer | None) -> None:
+    """A design is made for a customer of the owner's team only: views and the API pick from
+    those, and a command, a task or a CRM hook calling the service is held to the same rule."""
+    if customer is not None and not customers_visible_to(owner).filter(pk=customer.pk).exists():
+        raise CustomerNotFound(customer.pk)
+
+
 def _team_of(user: User) -> Any:
     team = user_team(user)
     if team is None:
@@ -334,7 +342,9 @@ def design_create(
     copied_from: Design | None = None,
     version: int = 1,
 ) -> Design:
-    """Size and save a complete design. Nothing is saved when the request is invalid."""
+    """Size and save a complete design. Nothing is saved when the request is invalid, or when
+    `customer` is not one the owner may see (another team's is not found, whoever calls)."""
+    _check_customer(owner, customer)
     sized = design_size(request_data=request_data)
     design = Design.objects.create(
         name=name,
@@ -374,6 +384,7 @@ def design_save_draft(
     `design` must be their own draft (another's is refused, a saved one is `DesignFrozen`)."""
     if design is not None:
         _own_draft(design=design, user=owner)
+    _check_customer(owner, customer)
     try:
         sized: SizedDesign | None = design_size(request_data=request_data)
     except DomainError:

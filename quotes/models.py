@@ -1,4 +1,5 @@
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -7,6 +8,9 @@ from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, Team
 from quotes.pricing import PriceSource
+
+if TYPE_CHECKING:
+    from quotes.frozen_design import FrozenDesign
 
 
 class QuoteNumberCounter(models.Model):
@@ -244,6 +248,14 @@ class QuoteRevision(models.Model):
         and the revision cannot be submitted or sent until there are none. Reads the prefetched
         lines when there are."""
         return sum(1 for line in self.lines.all() if line.to_be_priced)
+
+    @property
+    def frozen_design(self) -> "FrozenDesign":
+        """The design this revision froze, typed (quotes.frozen_design); read anew each time:
+        `design_snapshot` is the stored form."""
+        from quotes.frozen_design import FrozenDesign
+
+        return FrozenDesign.from_json(self.design_snapshot)
 
     @property
     def tax_percent(self) -> str:

@@ -23,7 +23,7 @@ from core.errors import DomainError
 from engine.cabling import CablingRow, iter_cabling
 from engine.design import Design as EngineDesign
 from engine.graph import validate
-from engine.result import DesignResult, result_from_json
+from engine.result import DesignResult
 from engine.text import Text
 from planner import presenters
 from planner.alternatives import alternative_rows, proposal_catalog
@@ -141,8 +141,9 @@ def _engine_design(
     designs = designs or SizedDesigns()
     # What the quote froze: re-deriving must give exactly it (planner.services refuses, in
     # words, when the engine would now size it otherwise), never a silently different cabling.
-    frozen_result = (revision.design_snapshot or {}).get("result") or None
-    pinned = str((revision.design_snapshot or {}).get("sizing_snapshot") or "")
+    frozen = revision.frozen_design
+    frozen_result = frozen.result_json
+    pinned = frozen.sizing_snapshot_sha256
     snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
     if snapshot is not None:
         return designs.get(
@@ -325,23 +326,17 @@ def _rack_appendix(design: EngineDesign, result: DesignResult) -> dict[str, Any]
     return appendix
 
 
-def _stored_result(revision: QuoteRevision) -> DesignResult | None:
-    """The design result the quote froze, read through the codec."""
-    data = (revision.design_snapshot or {}).get("result")
-    return result_from_json(data) if data else None
-
-
 def document_context(
     revision: QuoteRevision, *, kind: str, start_date: date | None, progress: Progress
 ) -> tuple[dict[str, Any], list[Any]]:
     """Everything the templates show, in the active language. Returns the context and the
     attachments (the cabling schedule when it is too long to print)."""
     quote = revision.quote
-    snapshot = revision.design_snapshot or {}
-    result = _stored_result(revision)
+    frozen = revision.frozen_design
+    result = frozen.result
     if result is None:
         raise QuoteHasNoDesignResult(_("The quote's design has no sized result to document."))
-    design_request: dict[str, Any] = snapshot.get("request") or {}
+    design_request: dict[str, Any] = dict(frozen.request)
     labels = _labels()
     start = start_date or (revision.sent_at or revision.created_at or timezone.now()).date()
     progress(15, "plan")
@@ -357,7 +352,7 @@ def document_context(
         "quote": quote,
         "customer": quote.customer,
         "author": quote.owner,
-        "design_name": snapshot.get("name", ""),
+        "design_name": frozen.name,
         "scenario": quote.design.get_scenario_display() if quote.design_id else "",
         "today": timezone.localdate(),
         # The engine's "price the generic parts before sending" holds until the quote prices
@@ -405,20 +400,18 @@ def document_context(
         quoted = quote.design if quote.design_id else None
         # The design's stored result is the one decoded above when the quote froze it as saved:
         # comparing the two JSON values costs far less than decoding it again.
-        same = quoted is not None and quoted.result == snapshot.get("result")
+        same = quoted is not None and quoted.result == frozen.result_json
         context["meaning"] = proposal_meaning(
             quoted, result=result if same else None, designs=designs
         )
-        frozen = proposal_catalog(
-            pinned_sha256=str(snapshot.get("sizing_snapshot") or ""), design=quote.design
-        )
+        catalog = proposal_catalog(pinned_sha256=frozen.sizing_snapshot_sha256, design=quote.design)
         context["alternatives"] = (
             alternative_rows(
                 request_data=design_request,
-                catalog=frozen,
+                catalog=catalog,
                 customer_copy=revision.is_approved_for_customer,
             )
-            if frozen
+            if catalog
             else []
         )
         context["alternatives_currency"] = revision.price_list_currency

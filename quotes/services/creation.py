@@ -18,6 +18,7 @@ from engine.result import BomLineResult, DesignResult, ResultFormatError
 from planner.models import Design
 from planner.selectors import designs_visible_to
 from quotes import pricing
+from quotes.frozen_design import FrozenDesign
 from quotes.models import (
     AuditAction,
     LineKind,
@@ -195,15 +196,7 @@ def quote_create(
         revision = QuoteRevision.objects.create(
             quote=quote,
             number=0,
-            design_snapshot={
-                "design_id": design.pk,
-                "name": design.name,
-                "catalog_version": design.catalog_version,
-                # The catalog it was sized with: its documents size against this one.
-                "sizing_snapshot": design.sizing_snapshot.sha256 if design.sizing_snapshot else "",
-                "request": design.request,
-                "result": design.result,
-            },
+            design_snapshot=FrozenDesign.of(design).to_json(),
             price_list_code=price_list.code,
             price_list_currency=price_list.currency,
             prices_are_samples=bool(getattr(price_list, "is_sample", True)),

@@ -49,14 +49,14 @@ class SparesAdded:
 
 def revision_engine_design(revision: QuoteRevision) -> tuple[EngineDesign, CatalogSnapshot]:
     """The engine's design the revision froze and the catalog it was sized with."""
-    snapshot_data = revision.design_snapshot or {}
-    request: dict[str, Any] = snapshot_data.get("request") or {}
+    frozen_design = revision.frozen_design
+    request: dict[str, Any] = dict(frozen_design.request)
     design = revision.quote.design
     if not request or design is None or design.result is None:
         raise QuoteHasNoDesign(_("The quote's design has no sized result to derive this from."))
-    pinned = str(snapshot_data.get("sizing_snapshot") or "")
+    pinned = frozen_design.sizing_snapshot_sha256
     snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
-    frozen = snapshot_data.get("result") or None  # re-derived, it must be exactly this
+    frozen = frozen_design.result_json  # re-derived, it must give exactly this
     if snapshot is not None:
         return (
             sizing_snapshot_engine(snapshot=snapshot, request_data=request, expected_result=frozen),

@@ -9,6 +9,7 @@ import pytest
 from django.utils import translation
 
 import planner.models
+import quotes.frozen_design
 import quotes.pdf
 from planner import services
 from planner.meaning.read_model import SizedDesigns
@@ -38,7 +39,7 @@ def test_a_proposal_sizes_its_design_once_and_decodes_its_result_once(engineer, 
     assert revision.design_snapshot["request"] == quote.design.request
     assert revision.design_snapshot["sizing_snapshot"] == quote.design.sizing_snapshot.sha256
     sized = _counting(monkeypatch, services, "_sized")
-    decoded = _counting(monkeypatch, quotes.pdf, "result_from_json")
+    decoded = _counting(monkeypatch, quotes.frozen_design, "result_from_json")
     decoded_by_design = _counting(monkeypatch, planner.models, "result_from_json")
     with translation.override("en"):
         context, _attachments = document_context(
