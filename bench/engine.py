@@ -15,7 +15,8 @@ from catalog.snapshot import snapshot_from_seed
 from engine.catalog import CatalogSnapshot
 from engine.graph import validate
 from engine.request import DesignRequest, parse_request
-from engine.sizing import alternatives, size
+from engine.search import alternatives
+from engine.sizing import size
 
 RUNS = 7
 SEED = Path(__file__).resolve().parents[1] / "catalog" / "seed" / "catalog.json"

@@ -72,7 +72,7 @@ def _per_gpu(cost: str | None, gpus: int) -> Decimal | None:
     return (Decimal(cost) / gpus).quantize(CENT) if cost is not None and gpus else None
 
 
-# The engine's note that an alternative's cost leaves lines out (engine.sizing): a note
+# The engine's note that an alternative's cost leaves lines out (engine.notes): a note
 # for the sales engineer, which a customer's copy leaves out with the figure it qualifies.
 UNPRICED_NOTE = "%(lines)s lines have no price yet; the cost leaves them out."
 

@@ -41,7 +41,8 @@ from engine.result import (
     snapshot_from_json,
     snapshot_to_json,
 )
-from engine.sizing import alternatives, size
+from engine.search import alternatives
+from engine.sizing import size
 from engine.version import ENGINE_VERSION
 from planner.i18n import translated
 from planner.models import Design, Scenario, SizingSnapshot

@@ -18,7 +18,8 @@ from catalog.services import SEED_PATH
 from catalog.snapshot import snapshot_from_seed
 from engine.errors import DesignError
 from engine.request import RequestError, parse_request
-from engine.sizing import alternatives, size
+from engine.search import alternatives
+from engine.sizing import size
 from engine.text import Text
 from planner.i18n import localized_result, translated
 from tests.conftest import require_service

@@ -22,6 +22,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
+from engine.bom import bom_cost
 from engine.catalog import CatalogSnapshot
 from engine.comms import CommsEstimate, Comparison, compare, estimate
 from engine.design import Design as EngineDesign
@@ -30,7 +31,7 @@ from engine.failures import FailureReport, failure_report
 from engine.growth_steps import GrowthPlan, growth_steps
 from engine.job import Job, JobError, Sharding, job_to_dict, parse_job
 from engine.result import DesignResult
-from engine.sizing import alternatives, bom_cost
+from engine.search import alternatives
 from planner import presenters, services
 from planner.i18n import translated
 from planner.meaning.svg import ChartRow, meaning_chart_svg

@@ -12,8 +12,9 @@ from engine.cabling import iter_cabling
 from engine.errors import MediaUnavailable
 from engine.graph import build_graph, validate
 from engine.request import parse_request
+from engine.search import alternatives
 from engine.serialize import design_to_dict, format_text
-from engine.sizing import alternatives, size
+from engine.sizing import size
 from engine.topology import topology
 from tests.engine.catalogs import CATALOG, NO_SWITCHES
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from engine.errors import DesignError
 from engine.fabric import uplink_speeds
 from engine.request import RequestError, parse_request
-from engine.sizing import alternatives, size
+from engine.search import alternatives
+from engine.sizing import size
 from tests.engine.catalogs import CATALOG
 
 

@@ -27,11 +27,11 @@ PRICE = Decimal("1234.00")  # what the sales engineer enters for each generic AO
 
 # Internal matter, in both languages, as the templates, the engine's warnings and the locale
 # write it (templates/documents/*.html, templates/quotes/_lines.html and quote_detail.html,
-# engine.sizing's `catalog_gap` warning and unpriced-lines note, quotes.models' cost and
-# margin fields, the approval workflow). "Cost" alone is not internal here: the proposal prices
-# the customer's cost per GPU of each alternative ("Cost per GPU", "每 GPU 成本"); our own cost is
-# "Unit cost" / "单位成本" and the margin. Compared without whitespace: the PDF wraps table cells
-# anywhere.
+# engine.design_warnings' `catalog_gap` warning, engine.notes' unpriced-lines note,
+# quotes.models' cost and margin fields, the approval workflow). "Cost" alone is not internal
+# here: the proposal prices the customer's cost per GPU of each alternative ("Cost per GPU",
+# "每 GPU 成本"); our own cost is "Unit cost" / "单位成本" and the margin. Compared without
+# whitespace: the PDF wraps table cells anywhere.
 INTERNAL = {
     "en": [
         "To be priced",

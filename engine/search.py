@@ -1,0 +1,245 @@
+"""The search over the choices a request leaves open (fabric style, switch models, planes,
+oversubscription): each candidate sized, the valid designs ranked by cost per GPU, and up to
+MAX_ALTERNATIVES of them kept."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import replace
+from decimal import Decimal
+from fractions import Fraction
+
+from engine.catalog import CatalogSnapshot, Lifecycle
+from engine.design import (
+    Design,
+)
+from engine.errors import (
+    DesignError,
+    NoDesign,
+)
+from engine.fabric import (
+    uplink_speeds,
+)
+from engine.notes import RATIO_EPSILON, _notes, _switch_count
+from engine.plane_models import _compute_models
+from engine.ports import SwitchModel
+from engine.request import (
+    DesignRequest,
+    Fabric,
+    Oversubscription,
+    SwitchChoice,
+    resolve_switch,
+)
+from engine.sizing import _size
+from engine.text import Text, gettext_noop, text
+
+MAX_ALTERNATIVES = 3
+TOLERANCE_STEPS = 3  # whole-port ratios above a target that a tolerance lets the search try
+SPINE_CHOICES = 2  # bigger spine models sized beside the leaf's own, when the spine is open
+
+
+# ---------------------------------------------------------------------------------------------
+# Alternatives
+
+
+def _candidate_switches(request: DesignRequest, catalog: CatalogSnapshot) -> list[SwitchChoice]:
+    if request.leaf is not None:
+        return [request.leaf]
+    return _switch_pool(request, catalog)
+
+
+def _bandwidth_gbps(model: SwitchModel) -> int:
+    return max(speed * model.logical_ports(speed) for speed in model.speeds_gbps())
+
+
+def _candidate_spines(
+    request: DesignRequest, leaf: SwitchChoice, pool: list[SwitchChoice]
+) -> list[SwitchChoice | None]:
+    """Spine models to size above `leaf`: the request's, else the leaf's own model (None) and up
+    to SPINE_CHOICES bigger catalog or inline switches that share an uplink speed with it; a
+    bigger spine reaches more leaves in two tiers (a 48 x 25G leaf under 32 x 100G spines)."""
+    if request.spine is not None:
+        return [request.spine]
+    floor = _bandwidth_gbps(leaf.model)
+    bigger = sorted(
+        (
+            choice
+            for choice in pool
+            if choice.model.label != leaf.model.label
+            and _bandwidth_gbps(choice.model) >= floor
+            and uplink_speeds(leaf.model, choice.model, request.nic_speed_gbps)
+        ),
+        key=lambda choice: (_bandwidth_gbps(choice.model), choice.model.label),
+    )
+    return [None, *bigger[:SPINE_CHOICES]]
+
+
+def _switch_pool(request: DesignRequest, catalog: CatalogSnapshot) -> list[SwitchChoice]:
+    """The catalog's switches that serve the NIC speed, and inline specs of the usual sizes."""
+    nic = request.nic_speed_gbps
+    texts = [spec.sku for spec in sorted(catalog.switches, key=lambda s: s.sku)]
+    if nic >= 100:
+        texts += [f"64x{max(nic, 400)}", "64x800"]
+    elif nic >= 25:
+        texts += ["48x25", "32x100", "64x100"]
+    else:
+        texts += ["48x25", "48x10"]
+    out: list[SwitchChoice] = []
+    seen: set[str] = set()
+    for name in texts:
+        model = resolve_switch(name, catalog)
+        if isinstance(model, Text) or model.label in seen or model.logical_ports(nic) == 0:
+            continue
+        if model.lifecycle == Lifecycle.END_OF_SALE:
+            continue
+        seen.add(model.label)
+        out.append(SwitchChoice(text=name, model=model))
+    return out
+
+
+def _ratio_choices(request: DesignRequest, leaf: SwitchModel) -> list[Oversubscription]:
+    """Leaf oversubscription targets to size: the request's (and 1:1 beside a looser one), or
+    1:1 and 2:1 when it states none; with a tolerance, also the whole-port ratios just above the
+    target up to its ceiling (33 down and 31 up on a 64-port leaf is 1.065:1), because one of
+    them may keep a fabric in two tiers."""
+    stated = request.oversubscription
+    if stated is None:
+        return [Oversubscription(leaf=1.0), Oversubscription(leaf=2.0)]
+    overs = [stated]
+    if stated.leaf > 1:
+        overs.append(replace(stated, leaf=1.0))
+    tolerance = request.oversubscription_tolerance
+    ports = leaf.logical_ports(request.nic_speed_gbps)
+    if tolerance > 0 and ports > 1:
+        ceiling = Fraction(str(stated.leaf)) * (1 + Fraction(str(tolerance)))
+        target = Fraction(str(stated.leaf))
+        near = [
+            Fraction(down, ports - down)
+            for down in range(ports // 2, ports)
+            if target < Fraction(down, ports - down) <= ceiling
+        ][:TOLERANCE_STEPS]
+        overs.extend(replace(stated, leaf=float(ratio)) for ratio in near)
+        if ceiling not in near and not near:
+            overs.append(replace(stated, leaf=float(ceiling)))
+    return overs
+
+
+def _radix_speed(design: Design | None, request: DesignRequest) -> int | None:
+    """The uplink speed that gives the spines their most ports, when the design chose another
+    (and the request left the speed open)."""
+    if design is None or request.uplink_speed_gbps is not None:
+        return None
+    shape = design.compute.shape
+    if shape.tiers < 2:
+        return None
+    models = _compute_models(design.request)
+    speeds = uplink_speeds(models.leaf, models.spine, shape.nic_speed_gbps)
+    radix = max(speeds, key=lambda s: (models.spine.logical_ports(s), s))
+    return radix if radix != shape.uplink_speed_gbps else None
+
+
+def alternatives(
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None = None,
+) -> tuple[Design, ...]:
+    """Up to three valid designs over the open choices, each labelled by what it optimises:
+    the lowest cost per GPU (fully priced designs before those with lines still to be priced;
+    without prices, fewest switches then least power), the most resilient (most spines, no
+    single point of failure), the most growth room. An oversubscription the request states is a
+    ceiling: alternatives meet it or do better (a 1:1 request is never offered 2:1)."""
+    fabrics = [request.fabric] if request.fabric else [Fabric.RAIL, Fabric.RAIL_PLANE, Fabric.TOR]
+    designs: list[Design] = []
+    failures: list[Text] = []
+
+    def attempt(candidate: DesignRequest) -> Design | None:
+        try:
+            design = _size(candidate, catalog, prices)
+        except DesignError as exc:
+            failures.append(exc.text)
+            return None
+        designs.append(design)
+        return design
+
+    pool = _switch_pool(request, catalog)
+    for fabric in fabrics:
+        for leaf in _candidate_switches(request, catalog):
+            spines = _candidate_spines(request, leaf, pool)
+            for spine, over in itertools.product(spines, _ratio_choices(request, leaf.model)):
+                for planes in request.plane_choices if fabric == Fabric.RAIL else (None,):
+                    candidate = replace(
+                        request,
+                        fabric=fabric,
+                        leaf=leaf,
+                        spine=spine,
+                        oversubscription=over,
+                        oversubscription_tolerance=0.0,
+                        planes=planes,
+                        dual_homing=request.dual_homing and fabric == Fabric.TOR,
+                    )
+                    design = attempt(candidate)
+                    if spine is not None and design is not None and design.compute.shape.tiers < 2:
+                        designs.pop()  # a one-tier design has no spine: the same as `None`'s
+                        continue
+                    radix = _radix_speed(design, request)
+                    if design is not None and radix is not None:
+                        # Fewer, faster uplinks won at equal switch counts; the broken-out
+                        # speed reaches further with the same tiers, which "most growth" weighs.
+                        attempt(replace(candidate, uplink_speed_gbps=radix))
+    if not designs:
+        reason = (
+            failures[0]
+            if failures
+            else text(gettext_noop("no switch in the catalog serves this NIC speed"))
+        )
+        raise NoDesign(text(gettext_noop("No design fits the request: %(reason)s"), reason=reason))
+
+    def rank(design: Design) -> tuple[object, ...]:
+        # Cheapest per GPU with power as the tie-break (issue 13, item 1); without prices, the
+        # fewest switches stand in for the cost. The rest only makes the order deterministic.
+        cost = Decimal(design.cost) if design.cost is not None else Decimal(0)
+        tiers = design.compute.tiers
+        fabric = design.request.fabric or ""
+        first, second = ((design.power_w, _switch_count(design)) if prices is not None
+                         else (_switch_count(design), design.power_w))  # fmt: skip
+        shape = design.compute.shape
+        return (design.unpriced_lines > 0, cost / design.gpus, first, second, fabric,
+                tuple(t.switch for t in tiers), tiers[0].oversubscription or 0,
+                shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
+
+    def resilience(design: Design) -> tuple[object, ...]:
+        weak = any(w.code == "single_point_of_failure" for w in design.warnings)
+        spines = min((p.shape.spines_per_pod for p in design.planes if p.shape.tiers > 1),
+                     default=0)  # fmt: skip
+        return (weak, -spines, rank(design))
+
+    def growth(design: Design) -> tuple[object, ...]:
+        room = design.compute.growth
+        return (-room.max_gpus_current_spines, -room.max_gpus_same_tiers, rank(design))
+
+    designs.sort(key=rank)
+    chosen: list[Design] = []
+    taken: set[int] = set()
+    for label, order in (("lowest_cost", rank), ("most_resilient", resilience),
+                         ("most_growth", growth)):  # fmt: skip
+        for design in sorted(designs, key=order):
+            if id(design) not in taken:
+                taken.add(id(design))
+                chosen.append(replace(design, label=label))
+                break
+        if len(chosen) >= MAX_ALTERNATIVES:
+            break
+    best = chosen[0]
+    stated = request.oversubscription.leaf if request.oversubscription else None
+    strict = next(
+        (d for d in designs if stated is None or _leaf_ratio(d) <= stated + RATIO_EPSILON), None
+    )
+    return tuple(
+        replace(design, notes=_notes(design, best, prices is not None, strict, stated))
+        for design in chosen
+    )
+
+
+def _leaf_ratio(design: Design) -> float:
+    return design.compute.tiers[0].oversubscription or 1.0
