@@ -31,7 +31,7 @@ def client_ip(request: HttpRequest) -> str | None:
     """The client's address: the connection's, or, behind NUM_PROXIES trusted reverse proxies,
     the address the outermost of them saw (the NUM_PROXIES-th entry of X-Forwarded-For from the
     right). Entries further left were written by the client and are ignored."""
-    proxies = int(getattr(settings, "NUM_PROXIES", 0) or 0)
+    proxies = int(settings.NUM_PROXIES)
     if proxies > 0:
         header: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
         forwarded = [part.strip() for part in header.split(",") if part.strip()]
@@ -59,7 +59,7 @@ class LoginLockoutHandler(AxesDatabaseHandler):  # type: ignore[misc]
     def get_failures(self, request: HttpRequest, credentials: dict[str, Any] | None = None) -> int:
         counts = self._counts(request, credentials)
         user_limit = int(settings.AXES_FAILURE_LIMIT)
-        address_limit = max(1, int(getattr(settings, "LOGIN_IP_FAILURE_LIMIT", 20)))
+        address_limit = max(1, int(settings.LOGIN_IP_FAILURE_LIMIT))
         # In the user limit's units: the address reaches it after address_limit failures.
         address = _failures(counts["address"]) * user_limit // address_limit
         return max(_failures(counts["user"]), address)

@@ -14,8 +14,6 @@ from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-DEFAULT_MAX_DEPTH = 32
-
 
 def json_limits_check(data: Any, *, max_depth: int) -> None:
     """Raise ParseError when `data` nests deeper than `max_depth` containers or holds a NUL
@@ -42,7 +40,7 @@ def json_limits_check(data: Any, *, max_depth: int) -> None:
 
 class LimitedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        max_depth = getattr(settings, "API_JSON_MAX_DEPTH", DEFAULT_MAX_DEPTH)
+        max_depth = settings.API_JSON_MAX_DEPTH
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:

@@ -115,7 +115,7 @@ class TargetRefused(Exception):
 def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     return [
         ipaddress.ip_network(network, strict=False)
-        for network in getattr(settings, "WEBHOOK_ALLOWED_NETWORKS", [])
+        for network in settings.WEBHOOK_ALLOWED_NETWORKS
     ]
 
 
@@ -147,7 +147,7 @@ def address_allowed(address: str) -> bool:
 
 def _parse_target(url: str) -> tuple[SplitResult, str, int]:
     """(parts, host, port) of an allowed URL, or TargetRefused."""
-    schemes = {"https"} | ({"http"} if getattr(settings, "WEBHOOK_ALLOW_HTTP", False) else set())
+    schemes = {"https"} | ({"http"} if settings.WEBHOOK_ALLOW_HTTP else set())
     try:
         parts = urlsplit(url)
         port = parts.port

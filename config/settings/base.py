@@ -227,6 +227,10 @@ REST_FRAMEWORK = {
 SHARE_THROTTLE_RATE = env("SHARE_THROTTLE_RATE", default="60/min")
 API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
 EXPORT_SYNC_MAX_ROWS = env.int("EXPORT_SYNC_MAX_ROWS", default=100_000)  # larger: a job
+# Label sheets: up to this many cables the page renders the PDF in the request, above it a worker
+# does. Measured (bench.handover) at about 9 ms of CPU a cable (two labels) through WeasyPrint,
+# the fallback without the Noto CJK fonts: 300 cables is under 3 s even on a loaded machine.
+LABELS_SYNC_MAX_CABLES = env.int("LABELS_SYNC_MAX_CABLES", default=300)
 
 # Webhook targets (core.webhooks): https to public addresses only. http:// only when allowed;
 # private networks (an on-premises CRM, e.g. 10.20.0.0/16) only when listed here.

@@ -51,14 +51,8 @@ from planner.handover.labels import LABELS_PER_PAGE, labels_html, sheet_labels
 from planner.models import Design
 
 logger = logging.getLogger(__name__)
-DEFAULT_SYNC_MAX_ROWS = 100_000
 # Progress is written about this many times per export (one UPDATE each).
 PROGRESS_STEPS = 100
-# Label sheets: up to this many cables the page renders the PDF in the request (a second or two;
-# the 60 s gunicorn timeout is far), above it a worker does. Measured (bench.handover) at about
-# 9 ms of CPU a cable (two labels) through WeasyPrint, the fallback without the Noto CJK fonts,
-# so 300 cables is under 3 s even on a loaded machine (drawn directly, a fraction of that).
-DEFAULT_LABELS_SYNC_MAX_CABLES = 300
 # The worker's bound is memory: every page's layout is kept until the one PDF is written (peak
 # RSS 430 MB for 2,652 cables, about 125 KB a cable over a 100 MB worker), so 4,000 cables peak
 # near 600 MB, under the workers' 800 MB recycling mark; their 40 s of CPU sit well inside the
@@ -109,11 +103,11 @@ class LabelSheetTooLarge(DomainError):
 
 
 def sync_max_rows() -> int:
-    return int(getattr(settings, "EXPORT_SYNC_MAX_ROWS", DEFAULT_SYNC_MAX_ROWS))
+    return int(settings.EXPORT_SYNC_MAX_ROWS)
 
 
 def labels_sync_max_cables() -> int:
-    return int(getattr(settings, "LABELS_SYNC_MAX_CABLES", DEFAULT_LABELS_SYNC_MAX_CABLES))
+    return int(settings.LABELS_SYNC_MAX_CABLES)  # the limit and its reason: config/settings
 
 
 def export_rows_total(*, design: Design, format: str) -> int:
