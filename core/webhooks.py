@@ -114,8 +114,7 @@ class TargetRefused(Exception):
 
 def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     return [
-        ipaddress.ip_network(network, strict=False)
-        for network in settings.WEBHOOK_ALLOWED_NETWORKS
+        ipaddress.ip_network(network, strict=False) for network in settings.WEBHOOK_ALLOWED_NETWORKS
     ]
 
 

@@ -166,15 +166,286 @@ class DesignRequest:
         return (1, sets) if sets > 1 and not rest else (1,)
 
 
-TOP_FIELDS = frozenset(
-    {
-        "gpus", "gpus_per_server", "rails", "nic_speed", "nic", "fabric", "leaf", "spine", "core",
-        "oversubscription", "media", "dual_homing", "rails_per_plane", "servers_per_rack",
-        "rack_width_m", "racks_per_row", "leaf_placement", "spine_row_distance_m",
-        "cable_slack_m", "max_rack_power_w", "storage", "frontend", "oob", "servers_per_su",
-        "min_spines", "uplink_speed", "planes", "oversubscription_tolerance", "build",
-    }
-)  # fmt: skip
+class FieldKind(StrEnum):
+    """A request field's JSON shape, as the API's schema states it."""
+
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    CHOICE = "choice"  # a string among `choices`
+    TEXT = "text"  # a catalog SKU, or a switch written PORTSxSPEED
+    RATIO = "ratio"  # oversubscription: a number, "3:1", or one per tier
+    PLANE = "plane"  # an optional plane: true (its defaults) or a mapping of PLANE_FIELDS
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestField:
+    """One field of a request. The REST API's serializer, the CLI's options and the wizard's
+    check all read `REQUEST_FIELDS` (issue 26, item 4: the API had its own list and refused
+    fields the CLI and the wizard took); `parse_request` reads its ranges from here too, so a
+    bound cannot differ between the schema and the engine. `low`/`high` are the range the
+    engine accepts; `help` is English, marked for translation."""
+
+    name: str
+    kind: FieldKind
+    help: str
+    required: bool = False
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def option(self) -> str:
+        """The CLI's option: the field's name with dashes."""
+        return "--" + self.name.replace("_", "-")
+
+
+def _choices(enum: type[StrEnum]) -> tuple[str, ...]:
+    return tuple(member.value for member in enum)
+
+
+REQUEST_FIELDS: tuple[RequestField, ...] = (
+    RequestField(
+        name="gpus",
+        kind=FieldKind.INTEGER,
+        required=True,
+        low=1,
+        high=MAX_GPUS,
+        help=gettext_noop("Number of GPUs in the cluster, a multiple of gpus_per_server."),
+    ),
+    RequestField(
+        name="gpus_per_server",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop("GPUs per server (default 8)."),
+    ),
+    RequestField(
+        name="rails",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop("Compute NIC ports per server (default: one per GPU)."),
+    ),
+    RequestField(
+        name="nic_speed",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=800,
+        help=gettext_noop(
+            "Compute NIC port speed in Gbps, one of 1, 10, 25, 50, 100, 200, 400, 800 "
+            "(default: the NIC's speed when a NIC is given, else 400)."
+        ),
+    ),
+    RequestField(
+        name="nic",
+        kind=FieldKind.TEXT,
+        help=gettext_noop(
+            "Catalog NIC SKU: its port speed and cage are the compute ports' (nic_speed may be "
+            "left out), and it is added to the bill of materials."
+        ),
+    ),
+    RequestField(
+        name="fabric",
+        kind=FieldKind.CHOICE,
+        choices=_choices(Fabric),
+        help=gettext_noop(
+            "Fabric style: rail (rail-optimized), rail-plane or tor (top of rack); left out "
+            "with no leaf: the engine compares them."
+        ),
+    ),
+    RequestField(
+        name="leaf",
+        kind=FieldKind.TEXT,
+        help=gettext_noop("Leaf switch: PORTSxSPEED (e.g. 64x400) or a catalog SKU."),
+    ),
+    RequestField(
+        name="spine",
+        kind=FieldKind.TEXT,
+        help=gettext_noop("Spine switch: PORTSxSPEED or a catalog SKU (default: as the leaf)."),
+    ),
+    RequestField(
+        name="core",
+        kind=FieldKind.TEXT,
+        help=gettext_noop("Core switch: PORTSxSPEED or a catalog SKU (default: as the spine)."),
+    ),
+    RequestField(
+        name="oversubscription",
+        kind=FieldKind.RATIO,
+        low=1,
+        high=MAX_OVERSUBSCRIPTION,
+        help=gettext_noop(
+            'Downlink:uplink bandwidth, e.g. 1, 3 or "3:1", or one per tier '
+            '{"leaf": 2, "spine": 1} (default 1 when a leaf is named).'
+        ),
+    ),
+    RequestField(
+        name="media",
+        kind=FieldKind.CHOICE,
+        choices=_choices(MediaPolicy),
+        help=gettext_noop("Media policy: auto (default), copper, optical, mmf or smf."),
+    ),
+    RequestField(
+        name="dual_homing",
+        kind=FieldKind.BOOLEAN,
+        help=gettext_noop("Top of rack only: each server's ports split over a leaf pair."),
+    ),
+    RequestField(
+        name="rails_per_plane",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop("Rail planes only: rails sharing one spine plane (default 1)."),
+    ),
+    RequestField(
+        name="servers_per_su",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=100_000,
+        help=gettext_noop("Servers per scalable unit (default: as many as a leaf serves)."),
+    ),
+    RequestField(
+        name="min_spines",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop(
+            "Fewest spines of a two-tier fabric (default 2; 1 allows a single spine)."
+        ),
+    ),
+    RequestField(
+        name="oversubscription_tolerance",
+        kind=FieldKind.NUMBER,
+        low=0,
+        high=1,
+        help=gettext_noop(
+            "How far above the oversubscription a design may go when that saves a tier or "
+            "switches, as a fraction (0.1 allows 10 percent more; default 0)."
+        ),
+    ),
+    RequestField(
+        name="planes",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop(
+            "Rail fabrics: identical compute planes the server's ports split over; must divide "
+            "rails (default: open)."
+        ),
+    ),
+    RequestField(
+        name="uplink_speed",
+        kind=FieldKind.INTEGER,
+        low=0,
+        high=800,
+        help=gettext_noop(
+            "Leaf-to-spine speed in Gbps, at least nic_speed (default or 0: every speed both "
+            "tiers run is sized, fewest switches then fewest links win)."
+        ),
+    ),
+    RequestField(
+        name="build",
+        kind=FieldKind.CHOICE,
+        choices=_choices(Build),
+        help=gettext_noop(
+            "growth (default): a partial unit gets every leaf uplink; today: servers spread "
+            "evenly over the units (least to buy now)."
+        ),
+    ),
+    RequestField(
+        name="servers_per_rack",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop("Servers per rack (default 4)."),
+    ),
+    RequestField(
+        name="rack_width_m",
+        kind=FieldKind.NUMBER,
+        low=0.3,
+        high=2.0,
+        help=gettext_noop("Rack width in metres (default 0.6)."),
+    ),
+    RequestField(
+        name="racks_per_row",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=200,
+        help=gettext_noop("Compute racks per row (default 10)."),
+    ),
+    RequestField(
+        name="leaf_placement",
+        kind=FieldKind.CHOICE,
+        choices=_choices(LeafPlacement),
+        help=gettext_noop(
+            "Where the leaves stand: tor, mor, eor or network-rack (default: tor for a tor "
+            "fabric, else mor)."
+        ),
+    ),
+    RequestField(
+        name="spine_row_distance_m",
+        kind=FieldKind.NUMBER,
+        low=0,
+        high=2000,
+        help=gettext_noop("Metres from a compute row to the spine/core row (default 20)."),
+    ),
+    RequestField(
+        name="cable_slack_m",
+        kind=FieldKind.NUMBER,
+        low=0,
+        high=20,
+        help=gettext_noop("Metres of slack added to every cable (default 0.5)."),
+    ),
+    RequestField(
+        name="max_rack_power_w",
+        kind=FieldKind.INTEGER,
+        low=0,
+        high=1_000_000,
+        help=gettext_noop("Warn above this many watts per rack (default or 0: no limit)."),
+    ),
+    RequestField(
+        name="storage",
+        kind=FieldKind.PLANE,
+        help=gettext_noop(
+            "A storage plane: true, or its options (nic_speed 200, ports 2, oversubscription "
+            "3 by default; storage_nodes, storage_node_ports, nic, leaf, spine)."
+        ),
+    ),
+    RequestField(
+        name="frontend",
+        kind=FieldKind.PLANE,
+        help=gettext_noop(
+            "A frontend plane: true, or its options (nic_speed 100, ports 2, "
+            "oversubscription 2 by default; nic, leaf, spine)."
+        ),
+    ),
+    RequestField(
+        name="oob",
+        kind=FieldKind.PLANE,
+        help=gettext_noop(
+            "An out-of-band management plane: true, or its options (nic_speed 1, ports 1, "
+            "oversubscription 11 by default; nic, leaf, spine)."
+        ),
+    ),
+)
+FIELDS: dict[str, RequestField] = {spec.name: spec for spec in REQUEST_FIELDS}
+TOP_FIELDS = frozenset(FIELDS)
+
+
+def _float_range(name: str) -> tuple[float, float]:
+    """The range `parse_request` accepts for a numeric field: REQUEST_FIELDS's, which the API
+    states too."""
+    spec = FIELDS[name]
+    if spec.low is None or spec.high is None:
+        raise LookupError(f"{name} has no range in REQUEST_FIELDS")
+    return float(spec.low), float(spec.high)
+
+
+def _int_range(name: str) -> tuple[int, int]:
+    low, high = _float_range(name)
+    return int(low), int(high)
+
+
 PLANE_FIELDS = frozenset(
     {"nic_speed", "ports", "nic", "oversubscription", "leaf", "spine", "storage_nodes",
      "storage_node_ports"}
@@ -462,7 +733,7 @@ def _parse_uplink_speed(
     leaf: SwitchChoice | None,
     spine: SwitchChoice | None,
 ) -> int | None:
-    speed = reader.int_("uplink_speed", 0, 0, 800) or None
+    speed = reader.int_("uplink_speed", 0, *_int_range("uplink_speed")) or None
     if speed is None:
         return None
     if speed not in NIC_SPEEDS_GBPS:
@@ -499,7 +770,8 @@ def _parse_tolerance(reader: _Reader) -> float:
     if raw is None or raw == "":
         return 0.0
     value = _to_number(raw)
-    if value is None or not 0.0 <= value <= 1.0:
+    low, high = _float_range("oversubscription_tolerance")
+    if value is None or not low <= value <= high:
         shown = f"{value * 100:g} %" if value is not None else repr(raw)
         reader.fail(
             "oversubscription_tolerance",
@@ -516,7 +788,7 @@ def _parse_tolerance(reader: _Reader) -> float:
 
 
 def _parse_planes(reader: _Reader, fabric: Fabric | None, rails: int | None) -> int | None:
-    planes = reader.int_("planes", 0, 1, 64) or None
+    planes = reader.int_("planes", 0, *_int_range("planes")) or None
     if planes is None:
         return None
     if fabric not in (Fabric.RAIL, None):
@@ -573,7 +845,8 @@ def _parse_oversubscription(reader: _Reader) -> Oversubscription | None:
         value = num / den if num is not None and den else None
     else:
         value = _to_number(raw)
-    if value is None or not 1.0 <= value <= MAX_OVERSUBSCRIPTION:
+    low, high = _float_range("oversubscription")
+    if value is None or not low <= value <= high:
         reader.fail(
             "oversubscription",
             text(
@@ -594,8 +867,8 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     for key in sorted(set(data) - TOP_FIELDS):
         reader.fail(key, text(gettext_noop("%(field)s is not a request field."), field=key))
 
-    gpus = reader.int_("gpus", None, 1, MAX_GPUS)
-    per_server = reader.int_("gpus_per_server", 8, 1, 64)
+    gpus = reader.int_("gpus", None, *_int_range("gpus"))
+    per_server = reader.int_("gpus_per_server", 8, *_int_range("gpus_per_server"))
     if gpus is not None and per_server is not None and gpus % per_server:
         lower = gpus - gpus % per_server
         higher = lower + per_server
@@ -619,7 +892,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         nic = _find_nic(str(data["nic"]), catalog)
         if nic is None:
             reader.fail("nic", _nic_unknown(data["nic"]))
-    nic_speed = reader.int_("nic_speed", nic.speed_gbps if nic else 400, 1, 800)
+    nic_speed = reader.int_("nic_speed", nic.speed_gbps if nic else 400, *_int_range("nic_speed"))
     if nic_speed is not None and nic_speed not in NIC_SPEEDS_GBPS:
         reader.fail("nic_speed", _speed_unknown(nic_speed))
         nic_speed = None
@@ -633,7 +906,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
                 asked=nic_speed,
             ),
         )
-    rails = reader.int_("rails", per_server, 1, 64)
+    rails = reader.int_("rails", per_server, *_int_range("rails"))
 
     fabric = reader.choice("fabric", Fabric, None)
     if fabric is None and data.get("leaf") not in (None, ""):
@@ -656,7 +929,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
                 rails=rails,
             ),
         )
-    rails_per_plane = reader.int_("rails_per_plane", 1, 1, 64)
+    rails_per_plane = reader.int_("rails_per_plane", 1, *_int_range("rails_per_plane"))
     if rails and rails_per_plane and rails % rails_per_plane:
         reader.fail(
             "rails_per_plane",
@@ -668,7 +941,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         )
 
     leaf = _switch_field(reader, "leaf", catalog, nic_speed)
-    servers_per_su = reader.int_("servers_per_su", 0, 1, 100_000) or None
+    servers_per_su = reader.int_("servers_per_su", 0, *_int_range("servers_per_su")) or None
     if servers_per_su and leaf is not None and nic_speed and rails:
         # A rail leaf takes one port of each server of its unit; a ToR leaf all of them.
         per_leaf = rails if fabric == Fabric.TOR else 1
@@ -687,7 +960,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
                     speed=nic_speed,
                 ),
             )
-    min_spines = reader.int_("min_spines", 2, 1, 64) or 2
+    min_spines = reader.int_("min_spines", 2, *_int_range("min_spines")) or 2
     spine = _switch_field(reader, "spine", catalog, None)
     core = _switch_field(reader, "core", catalog, None)
     uplink_speed = _parse_uplink_speed(reader, nic_speed, leaf, spine)
@@ -711,13 +984,17 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
 
     default_placement = LeafPlacement.TOR if fabric == Fabric.TOR else LeafPlacement.MOR
     layout = Layout(
-        servers_per_rack=reader.int_("servers_per_rack", 4, 1, 64) or 4,
-        rack_width_m=reader.float_("rack_width_m", 0.6, 0.3, 2.0) or 0.6,
-        racks_per_row=reader.int_("racks_per_row", 10, 1, 200) or 10,
+        servers_per_rack=reader.int_("servers_per_rack", 4, *_int_range("servers_per_rack")) or 4,
+        rack_width_m=reader.float_("rack_width_m", 0.6, *_float_range("rack_width_m")) or 0.6,
+        racks_per_row=reader.int_("racks_per_row", 10, *_int_range("racks_per_row")) or 10,
         leaf_placement=reader.choice("leaf_placement", LeafPlacement, default_placement),
-        spine_row_distance_m=reader.float_("spine_row_distance_m", 20.0, 0.0, 2000.0) or 0.0,
-        cable_slack_m=reader.float_("cable_slack_m", 0.5, 0.0, 20.0) or 0.0,
-        max_rack_power_w=reader.int_("max_rack_power_w", 0, 0, 1_000_000) or None,
+        spine_row_distance_m=reader.float_(
+            "spine_row_distance_m", 20.0, *_float_range("spine_row_distance_m")
+        )
+        or 0.0,
+        cable_slack_m=reader.float_("cable_slack_m", 0.5, *_float_range("cable_slack_m")) or 0.0,
+        max_rack_power_w=reader.int_("max_rack_power_w", 0, *_int_range("max_rack_power_w"))
+        or None,
     )
 
     planes: dict[str, PlaneRequest | None] = {}
@@ -836,9 +1113,12 @@ def planned_products(request: DesignRequest) -> tuple[str, ...]:
 
 
 __all__ = [
+    "FIELDS",
+    "REQUEST_FIELDS",
     "Build",
     "DesignRequest",
     "Fabric",
+    "FieldKind",
     "FormFactor",
     "Layout",
     "LeafPlacement",
@@ -846,6 +1126,7 @@ __all__ = [
     "Oversubscription",
     "PlaneRequest",
     "RequestError",
+    "RequestField",
     "SwitchChoice",
     "parse_request",
     "to_dict",

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.http import HttpRequest
+from django.http import HttpRequest, QueryDict
 from django.utils.translation import gettext_lazy as _
 from django_stubs_ext import StrOrPromise
 
 from customers.models import Customer
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
+from engine.catalog import NicSpec
 from engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
 from planner.models import Scenario
 from planner.selectors import product_names
@@ -250,7 +251,10 @@ class WizardStepForm(forms.Form):
     nic = forms.ChoiceField(
         label=_("Compute NIC"),
         required=False,
-        help_text=_("A catalog NIC adds it to the bill of materials; or set only the speed."),
+        help_text=_(
+            "A catalog NIC sets the port speed and cage and adds it to the bill of materials; "
+            "or set only the speed."
+        ),
     )
     nic_speed = forms.TypedChoiceField(
         label=_("Compute NIC port speed"),
@@ -469,6 +473,14 @@ class WizardStepForm(forms.Form):
         is preselected. `customers` is the older way to pass the choices, kept while views move."""
         super().__init__(*args, **kwargs)
         self.step = step
+        self.catalog = catalog
+        nic = self._chosen_nic()
+        if nic is not None and "nic_speed" in step.fields:
+            # A NIC runs at its own speed only: the page shows it again with that speed, not
+            # the one the speed picker still held (the scenario's 400G for a 200G NIC).
+            data = self.data.copy() if isinstance(self.data, QueryDict) else dict(self.data)
+            data["nic_speed"] = str(nic.speed_gbps)
+            self.data = data
         for name in list(self.fields):
             if name not in step.fields:
                 del self.fields[name]
@@ -538,8 +550,18 @@ class WizardStepForm(forms.Form):
         data["oob_plane"] = bool(design_request.get("oob"))
         return data
 
+    def _chosen_nic(self) -> NicSpec | None:
+        """The catalog NIC this step posts, if it posts one the catalog has."""
+        if not self.is_bound or "nic" not in self.step.fields or self.catalog is None:
+            return None
+        sku = str(self.data.get("nic", "")).strip().lower()
+        return next((nic for nic in self.catalog.nics if nic.sku.lower() == sku), None)
+
     def request_values(self) -> dict[str, object]:
-        """This step's values as request fields (empty text = the engine's default)."""
+        """This step's values as request fields (empty text = the engine's default). A catalog
+        NIC sets the speed: it has one port speed (and its cage, which the request's `nic`
+        carries), and the speed picker beside it may still hold another (issue 26, item 4:
+        choosing a 200G NIC left 400G asked for, and no design fitted)."""
         values: dict[str, object] = {}
         source = self.data
         for name in self.fields:
@@ -559,6 +581,9 @@ class WizardStepForm(forms.Form):
                 values[name] = _number(raw)
             else:
                 values[name] = raw
+        nic = self._chosen_nic()
+        if nic is not None and "nic_speed" in values:
+            values["nic_speed"] = nic.speed_gbps
         return values
 
     def merge_into(self, design_request: Mapping[str, Any]) -> dict[str, object]:

@@ -2,7 +2,7 @@
 `parse_request` then checks the network rules, and its field errors come back the same way."""
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
@@ -10,10 +10,18 @@ from rest_framework import serializers
 
 from core.api.base import ShallowFieldCopies
 from core.api.json_types import JsonTypes, has_json_type
-from engine.request import MAX_OVERSUBSCRIPTION, Fabric, LeafPlacement, MediaPolicy
+from engine.request import (
+    MAX_OVERSUBSCRIPTION,
+    REQUEST_FIELDS,
+    FieldKind,
+    MediaPolicy,
+    RequestField,
+)
 from planner.models import Design, Scenario
 
+# Named in SPECTACULAR_SETTINGS (one enum name for the request's `media` choices).
 MEDIA_POLICY_CHOICES = [(m.value, m.value) for m in MediaPolicy]
+S = TypeVar("S", bound=serializers.Serializer)  # type: ignore[type-arg]
 
 REQUEST_EXAMPLE = {
     "gpus": 1024,
@@ -84,53 +92,41 @@ class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  #
     storage_node_ports = serializers.IntegerField(required=False, min_value=0)
 
 
-class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
-    """The same fields as `manage.py size` (CLI option names with underscores)."""
+def _request_field(spec: RequestField) -> serializers.Field:  # type: ignore[type-arg]
+    """The API's field for one engine request field: its JSON type, the range the engine
+    accepts (so the schema states what the engine checks) and its help, translated."""
+    # The engine's English help is in the catalogue (makemessages finds its gettext_noop).
+    options: dict[str, Any] = {"required": spec.required, "help_text": _(spec.help)}
+    if spec.kind is FieldKind.INTEGER:
+        return serializers.IntegerField(
+            min_value=int(spec.low or 0), max_value=int(spec.high or 0), **options
+        )
+    if spec.kind is FieldKind.NUMBER:
+        return serializers.FloatField(min_value=spec.low, max_value=spec.high, **options)
+    if spec.kind is FieldKind.BOOLEAN:
+        return serializers.BooleanField(**options)
+    if spec.kind is FieldKind.CHOICE:
+        return serializers.ChoiceField(choices=list(spec.choices), **options)
+    if spec.kind is FieldKind.TEXT:
+        return serializers.CharField(**options)
+    if spec.kind is FieldKind.RATIO:
+        return OversubscriptionField(**options)
+    return PlaneSerializer(**options)
 
-    gpus = serializers.IntegerField(help_text=_("Number of GPUs in the cluster."))
-    gpus_per_server = serializers.IntegerField(required=False, min_value=1)
-    rails = serializers.IntegerField(
-        required=False, min_value=1, help_text=_("Compute NIC ports per server.")
-    )
-    nic_speed = serializers.IntegerField(
-        required=False, help_text=_("Compute NIC port speed, Gbps.")
-    )
-    nic = serializers.CharField(required=False, help_text=_("Catalog NIC SKU."))
-    fabric = serializers.ChoiceField(choices=[f.value for f in Fabric], required=False)
-    leaf = serializers.CharField(required=False, help_text=_("PORTSxSPEED (e.g. 64x400) or SKU."))
-    spine = serializers.CharField(required=False)
-    core = serializers.CharField(required=False)
-    oversubscription = OversubscriptionField(
-        required=False,
-        help_text=_('Downlink:uplink ratio, e.g. 1 or 3, or per tier {"leaf": 2, "spine": 1}.'),
-    )
-    media = serializers.ChoiceField(choices=MEDIA_POLICY_CHOICES, required=False)
-    servers_per_su = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=100_000,
-        help_text=_("Servers per scalable unit; default: as many as a leaf serves."),
-    )
-    min_spines = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=64,
-        help_text=_("Fewest spines of a two-tier fabric (default 2; 1 allows a single spine)."),
-    )
-    dual_homing = serializers.BooleanField(required=False)
-    rails_per_plane = serializers.IntegerField(required=False, min_value=1)
-    servers_per_rack = serializers.IntegerField(required=False, min_value=1)
-    rack_width_m = serializers.FloatField(required=False, min_value=0.1)
-    racks_per_row = serializers.IntegerField(required=False, min_value=1)
-    leaf_placement = serializers.ChoiceField(
-        choices=[p.value for p in LeafPlacement], required=False
-    )
-    spine_row_distance_m = serializers.FloatField(required=False, min_value=0)
-    cable_slack_m = serializers.FloatField(required=False, min_value=0)
-    max_rack_power_w = serializers.IntegerField(required=False, min_value=1)
-    storage = PlaneSerializer(required=False)
-    frontend = PlaneSerializer(required=False)
-    oob = PlaneSerializer(required=False)
+
+def with_request_fields(cls: type[S]) -> type[S]:
+    """Declares one field per engine request field (engine.request.REQUEST_FIELDS), before the
+    fields the class declares itself: the API takes what the CLI and the wizard take, from the
+    one definition (issue 26, item 4: `uplink_speed`, `planes`, `build` and
+    `oversubscription_tolerance` were refused here as unknown)."""
+    fields = {spec.name: _request_field(spec) for spec in REQUEST_FIELDS}
+    cls._declared_fields = {**fields, **cls._declared_fields}
+    return cls
+
+
+@with_request_fields
+class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+    """The engine's request fields (CLI option names with underscores), from REQUEST_FIELDS."""
 
     def to_internal_value(self, data: Any) -> Any:
         # A misspelt field (e.g. "gpu") must not be silently ignored: the design would be sized

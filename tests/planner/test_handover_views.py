@@ -185,7 +185,7 @@ def test_a_draft_that_does_not_size_has_no_elevations_section(client, engineer):
 def test_the_design_pages_elevations_are_drawn_once_per_revision_and_language(
     client, design, engineer, monkeypatch
 ):
-    from planner import handover_services
+    from planner.handover import services as handover_services
 
     client.force_login(engineer)
     url = reverse("planner:design-detail", args=[design.pk])

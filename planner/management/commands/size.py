@@ -1,4 +1,5 @@
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -7,48 +8,39 @@ from django.db import DatabaseError
 
 from catalog.selectors import price_map
 from core.errors import DomainError
+from engine.request import REQUEST_FIELDS, FieldKind, RequestField
 from engine.serialize import format_text
 from planner.alternatives import alternatives_to_json
 from planner.meaning.read_model import engine_estimate, estimate_text, estimate_to_json
 from planner.services import design_alternatives, design_size
 
-# CLI option -> request field. The request file and the API use the field names.
-OPTIONS: tuple[tuple[str, type, str], ...] = (
-    ("gpus", int, "number of GPUs"),
-    ("gpus-per-server", int, "GPUs per server (default 8)"),
-    ("rails", int, "compute NIC ports per server (default: GPUs per server)"),
-    ("nic-speed", int, "compute NIC port speed in Gbps"),
-    ("nic", str, "catalog NIC SKU (gives ports, speed and form factor)"),
-    ("fabric", str, "rail | rail-plane | tor"),
-    ("leaf", str, "leaf switch: PORTSxSPEED (e.g. 64x400) or a catalog SKU"),
-    ("spine", str, "spine switch (default: as leaf)"),
-    ("core", str, "core switch (default: as spine)"),
-    ("oversubscription", float, "downlink:uplink target, e.g. 1, 3, 7 (default 1)"),
-    ("media", str, "auto | copper | optical | mmf | smf"),
-    ("rails-per-plane", int, "rail-plane: rails sharing one spine plane"),
-    ("servers-per-su", int, "servers per scalable unit (default: as many as a leaf serves)"),
-    ("min-spines", int, "fewest spines of a two-tier fabric (default 2; 1 allows a single spine)"),
-    ("oversubscription-tolerance", float, "how far above the target a design may go (0.1: 10 %)"),
-    ("planes", int, "rail: identical compute planes the server ports split over (default: open)"),
-    ("uplink-speed", int, "leaf-spine speed in Gbps (default: the cheapest both tiers run)"),
-    ("build", str, "growth (default: partial units get every uplink) | today (least to buy now)"),
-    ("servers-per-rack", int, "servers per rack"),
-    ("rack-width-m", float, "rack width in metres"),
-    ("racks-per-row", int, "racks per row"),
-    ("leaf-placement", str, "tor | mor | eor | network-rack"),
-    ("spine-row-distance-m", float, "distance to the spine/core row in metres"),
-    ("cable-slack-m", float, "slack added to every cable in metres"),
-    ("max-rack-power-w", int, "warn above this power per rack"),
-)
+# Each request field (engine.request.REQUEST_FIELDS, the API's fields too) is an option named
+# after it with dashes; the request file and the API use the field names.
+OPTION_TYPES: dict[FieldKind, type] = {
+    FieldKind.INTEGER: int,
+    FieldKind.NUMBER: float,
+    # Choices and ratios as typed: the engine reads "RAIL" or "3:1" and names a bad value.
+    FieldKind.CHOICE: str,
+    FieldKind.TEXT: str,
+    FieldKind.RATIO: str,
+}
+PLANE_EXAMPLE = '{"nic_speed": 100}'
 
 
 class Command(BaseCommand):
     help = "Size a GPU-cluster network from options or a request file, and print the design."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        for name, kind, text in OPTIONS:
-            parser.add_argument(f"--{name}", type=kind, help=text)
-        parser.add_argument("--dual-homing", action="store_true", help="tor: two leaves per rack")
+        for spec in REQUEST_FIELDS:
+            # argparse %-formats help texts.
+            text = spec.help.replace("%", "%%")
+            if spec.kind is FieldKind.BOOLEAN:
+                parser.add_argument(spec.option, action="store_true", help=text)
+            elif spec.kind is FieldKind.PLANE:
+                # Alone: the plane with its defaults; with a JSON object: those options.
+                parser.add_argument(spec.option, nargs="?", const="true", metavar="JSON", help=text)
+            else:
+                parser.add_argument(spec.option, type=OPTION_TYPES[spec.kind], help=text)
         parser.add_argument("--request", type=Path, help="a JSON request file (API field names)")
         parser.add_argument("--format", choices=["text", "json"], default="text")
         parser.add_argument(
@@ -67,12 +59,7 @@ class Command(BaseCommand):
         data: dict[str, Any] = {}
         if options["request"]:
             data = _read_request(options["request"])
-        for name, _kind, _text in OPTIONS:
-            value = options[name.replace("-", "_")]
-            if value is not None:
-                data[name.replace("-", "_")] = value
-        if options["dual_homing"]:
-            data["dual_homing"] = True
+        data.update(request_options(options))
         if "gpus" not in data:
             raise CommandError("--gpus (or a --request file with gpus) is required.")
         try:
@@ -110,6 +97,33 @@ class Command(BaseCommand):
         for row, option in zip(rows, options, strict=True):
             self.stdout.write(f"== {row['label']}: {row['cost_per_gpu'] or '-'} per GPU ==")
             self.stdout.write(format_text(option.design))
+
+
+def request_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The request fields given as options (a flag left off is not given: the request file's
+    value, else the engine's default)."""
+    data: dict[str, Any] = {}
+    for spec in REQUEST_FIELDS:
+        value = options.get(spec.name)
+        if value is None or value is False:
+            continue
+        data[spec.name] = _plane(spec, value) if spec.kind is FieldKind.PLANE else value
+    return data
+
+
+def _plane(spec: RequestField, value: str) -> object:
+    if value == "true":
+        return True
+    try:
+        plane = json.loads(value)
+    except json.JSONDecodeError:
+        plane = None
+    if not isinstance(plane, dict):
+        raise CommandError(
+            f"{spec.option} takes a JSON object of plane options, e.g. '{PLANE_EXAMPLE}'; "
+            f"got {value!r}."
+        )
+    return plane
 
 
 def _read_request(path: Path, what: str = "request") -> dict[str, Any]:
