@@ -22,7 +22,7 @@ from quotes.models import (
 )
 from quotes.services.descriptions import Descriptions, catalog_description, typed
 from quotes.services.errors import QuoteInvalid, VersionConflict
-from quotes.services.prices import _frozen_fields, _reprice, _sellable_item, _unpriced_lines
+from quotes.services.prices import _frozen_fields, _reprice, _sellable_item
 from quotes.services.records import (
     _lock,
     _require,
@@ -85,26 +85,10 @@ def _edited_line(
     return revision, current
 
 
-def _after_change(revision: QuoteRevision, *, user: User, what: str) -> None:
-    """Reprice; a change to a submitted or approved revision sends it back for approval (or to
-    draft when no approval is needed any more, or when a line is left to be priced)."""
+def _after_change(revision: QuoteRevision) -> None:
+    """Reprice after an edit. Only a draft is edited (`_edited_revision`): a submitted revision
+    is frozen, so no edit ever has an approval to clear (issue 24)."""
     _reprice(revision)
-    if revision.status in (QuoteStatus.APPROVED, QuoteStatus.PENDING_APPROVAL):
-        if _unpriced_lines(revision):
-            new = QuoteStatus.DRAFT  # nothing to approve until every line has a price
-        else:
-            new = QuoteStatus.PENDING_APPROVAL if revision.approval_reasons else QuoteStatus.DRAFT
-        was_approved = revision.approved_at is not None
-        revision.approved_by = None
-        revision.approved_at = None
-        if new != revision.status or was_approved:
-            _set_status(
-                revision,
-                new,
-                actor=user,
-                note={"reason": what, "approval_cleared": was_approved},
-                fields=("approved_by", "approved_at"),
-            )
 
 
 def _check_discount(value: Decimal) -> Decimal:
@@ -250,7 +234,7 @@ def revision_line_update(
                 pricing.money(override_unit_cost) if override_unit_cost is not None else None
             )
         line.save()
-        _after_change(revision, user=user, what="line changed")
+        _after_change(revision)
         line.refresh_from_db()
         after = _line_state(line)
         # The cost itself stays out of the trail: the history is shown to everyone who sees the
@@ -293,7 +277,7 @@ def revision_discount_apply(
                 line.version += 1
             line.discount_percent = discount
         QuoteLine.objects.bulk_update(lines, ["discount_percent", "version"])
-        _after_change(revision, user=user, what="discount changed")
+        _after_change(revision)
         audit_record(
             quote=revision.quote,
             revision=revision,
@@ -372,7 +356,7 @@ def revision_line_add(
                 **_frozen_fields(item),
             )
         line = QuoteLine.objects.create(**fields)
-        _after_change(revision, user=user, what="line added")
+        _after_change(revision)
         audit_record(
             quote=revision.quote,
             revision=revision,
@@ -393,7 +377,7 @@ def revision_line_delete(
         revision, line = _edited_line(line, expected_version=expected_version)
         before = _recorded(_line_state(line))[0]
         QuoteLine.objects.filter(pk=line.pk, revision=revision).delete()
-        _after_change(revision, user=user, what="line deleted")
+        _after_change(revision)
         audit_record(
             quote=revision.quote,
             revision=revision,
@@ -435,7 +419,7 @@ def revision_terms_update(
                 )
             revision.tax_rate = tax_rate
         revision.save()
-        _after_change(revision, user=user, what="terms changed")
+        _after_change(revision)
         audit_record(
             quote=revision.quote,
             revision=revision,

@@ -230,7 +230,7 @@ def revision_commercial_update(
         if regenerate_terms:
             revision_write_terms(revision, language=revision.quote.customer.preferred_language)
             revision.save(update_fields=["terms", "terms_written", "updated_at"])
-        _after_change(revision, user=user, what="terms changed")
+        _after_change(revision)
         audit_record(
             quote=revision.quote,
             revision=revision,
@@ -299,7 +299,7 @@ def revision_freight_set(
             line.description, line.description_zh = freight.en, freight.zh
             line.override_unit_price = pricing.money(amount)
             line.save()
-        _after_change(revision, user=user, what="freight changed")
+        _after_change(revision)
         audit_record(
             quote=revision.quote,
             revision=revision,
