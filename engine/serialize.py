@@ -47,6 +47,14 @@ def _numeric(text: str) -> bool:
     return text.replace(",", "").replace(".", "").replace(":1", "").isdigit()
 
 
+def _grows_on(tiers: int) -> str:
+    """What the first growth figure keeps (found: "with these spines" on one-tier designs, which
+    have none; the pages name it by tier count, planner.presenters.growth_rows)."""
+    if tiers <= 1:
+        return "on the switches' free ports"
+    return "with these spines" if tiers == 2 else "with these cores"
+
+
 def format_text(design: Design) -> str:
     compute = design.compute
     shape = compute.shape
@@ -58,7 +66,7 @@ def format_text(design: Design) -> str:
         f"Bandwidth: {compute.bandwidth_per_gpu_gbps:g} Gbps per GPU, "
         f"{compute.bandwidth_per_server_gbps:,} Gbps per server; bisection "
         f"{compute.bisection_gbps:,} Gbps",
-        f"Growth: {compute.growth.max_gpus_current_spines:,} GPUs with these spines, "
+        f"Growth: {compute.growth.max_gpus_current_spines:,} GPUs {_grows_on(shape.tiers)}, "
         f"{compute.growth.max_gpus_same_tiers:,} GPUs with {shape.tiers} tier(s)",
         "",
     ]

@@ -264,3 +264,13 @@ def test_sfp_cages_never_get_twisted_pair_cords() -> None:
         "compute server-leaf", 10, 2.5, leaf, nic
     )
     assert choice.media.value == "dac"
+
+
+@pytest.mark.parametrize(("gpus", "tiers", "words"), [(64, 1, "on the switches' free ports")])
+def test_the_text_names_growth_by_what_the_design_has(gpus, tiers, words):
+    """Found: "with these spines" printed for one-tier designs, which have no spines."""
+    from engine.serialize import format_text
+
+    design = _size(gpus=gpus, gpus_per_server=8)
+    assert design.compute.shape.tiers == tiers
+    assert f"GPUs {words}," in format_text(design)

@@ -99,3 +99,32 @@ def test_exit_status_is_non_zero_and_nothing_is_printed_as_a_design(settings):
     error_lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(error_lines) == 1, result.stderr
     assert "gpus" in error_lines[0]
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"LANG": "en_US.UTF-8"}, "en"),
+        ({"LANG": "zh_CN.UTF-8"}, "zh-hans"),
+        ({"LANG": "zh_CN.UTF-8", "LC_ALL": "en_GB.UTF-8"}, "en"),  # LC_ALL wins, as in POSIX
+        ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "zh_TW.UTF-8"}, "zh-hans"),
+        ({"LANG": "C.UTF-8"}, "zh-hans"),  # no language asked for: the site's (LANGUAGE_CODE)
+        ({}, "zh-hans"),
+    ],
+)
+def test_the_cli_speaks_the_shells_language(environ, expected, settings):
+    from planner.management.commands.size import language_from_environment
+
+    settings.LANGUAGE_CODE = "zh-hans"
+    assert language_from_environment(environ) == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [("en", "GPUs must be between 1 and 1,000,000; got 0."), ("zh-hans", "当前为 0")],
+)
+def test_cli_errors_come_in_the_language_asked_for(catalog, lang, message):
+    """Found: errors came in Chinese in an English shell (issue 26's minor defects)."""
+    with pytest.raises(CommandError) as refused:
+        call_command("size", "--gpus", "0", "--lang", lang)
+    assert message in str(refused.value)

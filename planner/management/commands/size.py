@@ -1,10 +1,13 @@
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
+from django.utils import translation
 
 from catalog.selectors import price_map
 from core.errors import DomainError
@@ -54,8 +57,17 @@ class Command(BaseCommand):
             action="store_true",
             help="print up to three alternatives (lowest cost, most resilient, most growth)",
         )
+        parser.add_argument(
+            "--lang",
+            choices=[code for code, _name in settings.LANGUAGES],
+            help="the language of the design and its errors (default: from LANG, else the site's)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with translation.override(options["lang"] or language_from_environment()):
+            self._handle(options)
+
+    def _handle(self, options: Mapping[str, Any]) -> None:
         data: dict[str, Any] = {}
         if options["request"]:
             data = _read_request(options["request"])
@@ -109,6 +121,18 @@ def request_options(options: Mapping[str, Any]) -> dict[str, Any]:
             continue
         data[spec.name] = _plane(spec, value) if spec.kind is FieldKind.PLANE else value
     return data
+
+
+def language_from_environment(environ: Mapping[str, str] = os.environ) -> str:
+    """The language a shell asks for, as POSIX reads it (LC_ALL, then LC_MESSAGES, then LANG):
+    Chinese for zh_*, English for any other locale it names, the site's language when none is
+    set (or only the C / POSIX default). Found: the CLI's errors came in Chinese in an English
+    shell."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+            return "zh-hans" if value.lower().startswith("zh") else "en"
+    return str(settings.LANGUAGE_CODE)
 
 
 def _plane(spec: RequestField, value: str) -> object:
