@@ -80,11 +80,13 @@ def revision_send(
         revision = _lock(revision)
         transitions.require(Action.SEND, revision)
         if revision.status == QuoteStatus.DRAFT:
+            # Submitting reprices and checks completeness itself: not done twice.
             _submit(user=user, revision=revision)  # refused when incomplete
             if revision.status != QuoteStatus.APPROVED:
                 raise ApprovalRequired(transitions.needs_approval_message(revision))
-        _reprice(revision)
-        _check_complete(revision)
+        else:
+            _reprice(revision)
+            _check_complete(revision)
         require_content_unchanged(revision, bound_to=revision.approved_sha256)
         if transitions.needs_approval(revision):
             # A policy tightened since the automatic approval.
