@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | c
 WEB_PORT ?= 8000
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test install lint bench messages lock setup clean
+.PHONY: run test test-fast install lint bench messages lock setup clean
 
 # Development installs the dev lock (production's pins plus the test and lint tools); the
 # Docker image installs requirements.lock alone.
@@ -37,8 +37,17 @@ lint: install
 	$(BIN)/lint-imports
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py makemigrations --check --dry-run
 
+# Every test, on every core: pytest-xdist runs one worker per core, each with a test database of
+# its own (`test_<name>_gw0`, ...) and its own broker queues (config/settings/test.py); work is
+# stolen from a busy worker, so a few long tests at the end do not leave a core idle.
+TEST_WORKERS ?= auto
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+
+# The edit loop: everything but the tests marked slow (browsers, worker processes, PDF
+# rendering, whole-catalog sweeps; tests/conftest.py marks most of them by their fixtures).
+test-fast: install
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not slow" -q
 
 bench: install
 	$(BIN)/python -m bench

@@ -17,7 +17,7 @@ from catalog.snapshot import snapshot_from_seed
 from engine.cabling import iter_cabling
 from engine.request import parse_request
 from engine.sizing import size
-from planner.handover import asbuilt
+from planner.asbuilt import checking, reading
 from planner.handover.cable_ids import identified, legs
 from planner.handover.elevations import design_elevations
 
@@ -53,7 +53,7 @@ def _lldp(built: list[tuple[str, str, str, str]]) -> bytes:
 def _csv(built: list[tuple[str, str, str, str]]) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(asbuilt.CSV_HEADER)
+    writer.writerow(reading.CSV_HEADER)
     writer.writerows(built)
     return out.getvalue().encode()
 
@@ -78,14 +78,14 @@ def run() -> list[tuple[str, float] | tuple[str, float, str]]:
         # The request reads the upload alone (format, size, nothing listed twice); the worker
         # enumerates the cabling once for the device and port check and the comparison.
         start = time.perf_counter()
-        _, neighbours = asbuilt.read_upload(data, filename=filename)
+        _, neighbours = reading.read_upload(data, filename=filename)
         seconds = time.perf_counter() - start
         figures.append((f"{label}: {name} read + format checked (in the request)", seconds, "s"))
         start = time.perf_counter()
         cables = list(identified(iter_cabling(design), elevations))
-        book = asbuilt.port_book((cable.row for cable in cables), tier_ports)
-        assert not asbuilt.check_known(neighbours, book)
-        result = asbuilt.compare(cables, neighbours, rack_of=elevations.device_rack)
+        book = checking.port_book((cable.row for cable in cables), tier_ports)
+        assert not checking.check_known(neighbours, book)
+        result = checking.compare(cables, neighbours, rack_of=elevations.device_rack)
         seconds = time.perf_counter() - start
         figures.append((f"{label}: {name} ports checked + compared (the worker)", seconds, "s"))
         counts = result["counts"]

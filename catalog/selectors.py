@@ -242,13 +242,6 @@ def default_price_list() -> PriceList | None:
     return PriceList.objects.filter(is_default=True).first()
 
 
-def price_lists_valid_on(day: date | None = None) -> QuerySet[PriceList]:
-    day = day or timezone.localdate()
-    return PriceList.objects.filter(valid_from__lte=day).filter(
-        Q(valid_until__isnull=True) | Q(valid_until__gte=day)
-    )
-
-
 def price_map(price_list: PriceList | None = None) -> dict[str, Decimal]:
     """SKU -> list price on `price_list` (the default list when None), for ranking alternatives."""
     price_list = price_list or default_price_list()

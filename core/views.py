@@ -21,7 +21,7 @@ from django.views.defaults import server_error as site_server_error
 from core.errors import PROBLEM_CONTENT_TYPE, problem_body
 from core.models import Job
 from core.selectors import dashboard_for
-from core.templatetags.labels import GLOSSARY
+from core.vocabulary import GLOSSARY
 
 API_PREFIX = "/api/"
 

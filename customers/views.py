@@ -15,7 +15,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from core.errors import DomainError
+from core.view_errors import refused_on_form
 from customers import selectors, services
 from customers.forms import ContactForm, CustomerForm, CustomerSearchForm
 from customers.models import Contact, Customer
@@ -81,11 +81,8 @@ def customer_create(request: HttpRequest) -> HttpResponse:
     form = CustomerForm(request.POST or None)
     next_url = _next_url(request)
     if request.method == "POST" and form.is_valid():
-        try:
+        with refused_on_form(form):
             customer = services.customer_create(user=_user(request), **form.cleaned_data)
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.success(request, _("Customer %(name)s created.") % {"name": customer})
             if next_url:
                 separator = "&" if "?" in next_url else "?"
@@ -109,13 +106,10 @@ def customer_edit(request: HttpRequest, pk: int) -> HttpResponse:
     }
     form = CustomerForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        try:
+        with refused_on_form(form):
             customer = services.customer_update(
                 user=_user(request), customer_id=customer.pk, **form.cleaned_data
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.success(request, _("Customer %(name)s saved.") % {"name": customer})
             return redirect("customers:customer-detail", pk=customer.pk)
     return render(
@@ -145,13 +139,10 @@ def contact_create(request: HttpRequest, pk: int) -> HttpResponse:
     customer = _customer(request, pk)
     form = ContactForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
+        with refused_on_form(form):
             contact = services.contact_create(
                 user=_user(request), customer_id=customer.pk, **form.cleaned_data
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.success(request, _("Contact %(name)s added.") % {"name": contact.name})
             return redirect("customers:customer-detail", pk=customer.pk)
     return render(
@@ -174,13 +165,10 @@ def contact_edit(request: HttpRequest, pk: int) -> HttpResponse:
     }
     form = ContactForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        try:
+        with refused_on_form(form):
             contact = services.contact_update(
                 user=_user(request), contact_id=contact.pk, **form.cleaned_data
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.success(request, _("Contact %(name)s saved.") % {"name": contact.name})
             return redirect("customers:customer-detail", pk=contact.customer_id)
     return render(

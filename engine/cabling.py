@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from engine import names
 from engine.catalog import FormFactor, MediaKind
 from engine.design import Design, DownPart, LinkGroup, PlaneDesign, PlaneShape
-from engine.media import (
+from engine.geometry import (
     leaf_link_runs,
     pod_leaf_runs,
     rail_style,

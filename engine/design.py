@@ -308,6 +308,9 @@ class Design:
     cost_estimated: bool = False  # inline switch specs priced from catalog switches of their class
     unpriced_lines: int = 0  # BOM lines with no price (generic parts): the cost leaves them out
     label: str = ""  # what an alternative optimises: lowest_cost, most_resilient, most_growth
+    labels: tuple[
+        str, ...
+    ] = ()  # every measure it is best at among the alternatives (`label` first)
     power_max_w: int = 0  # the same at maximum load
     power_per_row_w: int = 0  # network equipment for one full row of compute racks
 

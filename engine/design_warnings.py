@@ -13,9 +13,7 @@ from engine.design import (
     DesignWarning,
     PlaneDesign,
 )
-from engine.media import (
-    switch_end,
-)
+from engine.media import switch_end
 from engine.plane_models import PlaneModels
 from engine.ports import parse_inline
 from engine.request import (
@@ -82,134 +80,135 @@ def _partial_unit(plane: PlaneDesign, request: DesignRequest) -> list[DesignWarn
     ]
 
 
-def _warnings(
-    design_planes: tuple[PlaneDesign, ...],
-    models: dict[str, PlaneModels],
-    bom: tuple[BomLine, ...],
-    catalog: CatalogSnapshot,
-    request: DesignRequest,
-    rack_power_w: int,
-) -> tuple[DesignWarning, ...]:
+def _nic_leaf_warnings(plane: PlaneDesign, m: PlaneModels) -> list[DesignWarning]:
+    """The NICs against their leaf's ports: slower than the ports, or in other cages."""
     out: list[DesignWarning] = []
-    out.extend(_partial_unit(design_planes[0], request))
-    for plane in design_planes:
-        m = models[plane.name]
-        nic = plane.shape.nic_speed_gbps
-        end = switch_end(m.leaf, nic, fastest=False)
-        if end.native_gbps > nic and end.ways == 1:
-            values = {
-                "plane": plane.name,
-                "nic": nic,
-                "port": end.native_gbps,
-                "leaf": m.leaf.label,
-            }
-            if m.nic:
-                message = text(
-                    gettext_noop(
-                        "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
-                        "%(leaf)s (%(nic_form)s NIC in %(cage_form)s cages)."
-                    ),
-                    nic_form=m.nic.form_factor.value,
-                    cage_form=end.form_factor.value if end.form_factor else "?",
-                    **values,
-                )
-            else:
-                message = text(
-                    gettext_noop(
-                        "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
-                        "%(leaf)s."
-                    ),
-                    **values,
-                )
-            out.append(
-                DesignWarning(
-                    code="speed_mismatch",
-                    message_text=message,
-                    action_text=text(
-                        gettext_noop(
-                            "Use %(port)sG NICs to use the ports' full speed, or accept %(nic)sG "
-                            "per port."
-                        ),
-                        port=end.native_gbps,
-                        nic=nic,
-                    ),
-                )
+    nic = plane.shape.nic_speed_gbps
+    end = switch_end(m.leaf, nic, fastest=False)
+    if end.native_gbps > nic and end.ways == 1:
+        values = {
+            "plane": plane.name,
+            "nic": nic,
+            "port": end.native_gbps,
+            "leaf": m.leaf.label,
+        }
+        if m.nic:
+            message = text(
+                gettext_noop(
+                    "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
+                    "%(leaf)s (%(nic_form)s NIC in %(cage_form)s cages)."
+                ),
+                nic_form=m.nic.form_factor.value,
+                cage_form=end.form_factor.value if end.form_factor else "?",
+                **values,
             )
-        elif m.nic is not None and end.form_factor and m.nic.form_factor != end.form_factor:
+        else:
+            message = text(
+                gettext_noop(
+                    "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
+                    "%(leaf)s."
+                ),
+                **values,
+            )
+        out.append(
+            DesignWarning(
+                code="speed_mismatch",
+                message_text=message,
+                action_text=text(
+                    gettext_noop(
+                        "Use %(port)sG NICs to use the ports' full speed, or accept %(nic)sG "
+                        "per port."
+                    ),
+                    port=end.native_gbps,
+                    nic=nic,
+                ),
+            )
+        )
+    elif m.nic is not None and end.form_factor and m.nic.form_factor != end.form_factor:
+        out.append(
+            DesignWarning(
+                code="form_factor_mismatch",
+                message_text=text(
+                    gettext_noop(
+                        "%(plane)s: NIC %(nic)s has %(nic_form)s ports; leaf %(leaf)s has "
+                        "%(leaf_form)s ports."
+                    ),
+                    plane=plane.name,
+                    nic=m.nic.sku,
+                    nic_form=m.nic.form_factor.value,
+                    leaf=m.leaf.label,
+                    leaf_form=end.form_factor.value,
+                ),
+                action_text=text(
+                    gettext_noop(
+                        "Check that the chosen cables have the right connector at each end."
+                    )
+                ),
+            )
+        )
+    return out
+
+
+def _tier_warnings(plane: PlaneDesign) -> list[DesignWarning]:
+    """Each tier's ratio against the one asked for, and ports left idle."""
+    out: list[DesignWarning] = []
+    for tier in plane.tiers:
+        target, achieved = tier.oversubscription_target, tier.oversubscription
+        if target is not None and achieved is not None and abs(target - achieved) > 1e-3:
             out.append(
                 DesignWarning(
-                    code="form_factor_mismatch",
+                    code="oversubscription_inexact",
                     message_text=text(
                         gettext_noop(
-                            "%(plane)s: NIC %(nic)s has %(nic_form)s ports; leaf %(leaf)s has "
-                            "%(leaf_form)s ports."
+                            "%(plane)s %(tier)s: %(down)s x %(down_gbps)sG down, %(up)s x "
+                            "%(up_gbps)sG up gives %(achieved)s:1, not the %(target)s:1 "
+                            "asked for."
                         ),
                         plane=plane.name,
-                        nic=m.nic.sku,
-                        nic_form=m.nic.form_factor.value,
-                        leaf=m.leaf.label,
-                        leaf_form=end.form_factor.value,
+                        tier=tier.role,
+                        down=tier.downlinks,
+                        down_gbps=tier.downlink_speed_gbps,
+                        up=tier.uplinks,
+                        up_gbps=tier.uplink_speed_gbps,
+                        achieved=float(achieved),
+                        target=float(target),
                     ),
                     action_text=text(
                         gettext_noop(
-                            "Check that the chosen cables have the right connector at each end."
+                            "Whole ports cannot meet the ratio exactly; the design stays below it."
                         )
                     ),
                 )
             )
-        for tier in plane.tiers:
-            target, achieved = tier.oversubscription_target, tier.oversubscription
-            if target is not None and achieved is not None and abs(target - achieved) > 1e-3:
-                out.append(
-                    DesignWarning(
-                        code="oversubscription_inexact",
-                        message_text=text(
-                            gettext_noop(
-                                "%(plane)s %(tier)s: %(down)s x %(down_gbps)sG down, %(up)s x "
-                                "%(up_gbps)sG up gives %(achieved)s:1, not the %(target)s:1 "
-                                "asked for."
-                            ),
-                            plane=plane.name,
-                            tier=tier.role,
-                            down=tier.downlinks,
-                            down_gbps=tier.downlink_speed_gbps,
-                            up=tier.uplinks,
-                            up_gbps=tier.uplink_speed_gbps,
-                            achieved=float(achieved),
-                            target=float(target),
+        if tier.physical_ports and tier.ports_free / tier.physical_ports > UNUSED_PORTS_WARN:
+            out.append(
+                DesignWarning(
+                    code="unused_ports",
+                    message_text=text(
+                        gettext_noop(
+                            "%(plane)s %(tier)s: %(free)s of %(ports)s ports free on each "
+                            "%(switch)s."
                         ),
-                        action_text=text(
-                            gettext_noop(
-                                "Whole ports cannot meet the ratio exactly; the design stays "
-                                "below it."
-                            )
-                        ),
-                    )
+                        plane=plane.name,
+                        tier=tier.role,
+                        free=tier.ports_free,
+                        ports=tier.physical_ports,
+                        switch=tier.switch,
+                    ),
+                    action_text=text(
+                        gettext_noop(
+                            "Free ports are growth room; a smaller switch or more servers "
+                            "per group would use them."
+                        )
+                    ),
                 )
-            if tier.physical_ports and tier.ports_free / tier.physical_ports > UNUSED_PORTS_WARN:
-                out.append(
-                    DesignWarning(
-                        code="unused_ports",
-                        message_text=text(
-                            gettext_noop(
-                                "%(plane)s %(tier)s: %(free)s of %(ports)s ports free on each "
-                                "%(switch)s."
-                            ),
-                            plane=plane.name,
-                            tier=tier.role,
-                            free=tier.ports_free,
-                            ports=tier.physical_ports,
-                            switch=tier.switch,
-                        ),
-                        action_text=text(
-                            gettext_noop(
-                                "Free ports are growth room; a smaller switch or more servers "
-                                "per group would use them."
-                            )
-                        ),
-                    )
-                )
-    out += _resilience(design_planes)
+            )
+    return out
+
+
+def _catalog_warnings(bom: tuple[BomLine, ...], catalog: CatalogSnapshot) -> list[DesignWarning]:
+    """Generic parts standing in for catalog ones, and parts not (or no longer) for sale."""
+    out: list[DesignWarning] = []
     gaps = [line for line in bom if line.catalog_gap]
     if gaps:
         out.append(
@@ -261,6 +260,11 @@ def _warnings(
                     action_text=text(gettext_noop("Quote its successor instead.")),
                 )
             )
+    return out
+
+
+def _power_warnings(request: DesignRequest, rack_power_w: int) -> list[DesignWarning]:
+    out: list[DesignWarning] = []
     limit = request.layout.max_rack_power_w
     if limit is not None and rack_power_w > limit:
         out.append(
@@ -279,6 +283,25 @@ def _warnings(
                 ),
             )
         )
+    return out
+
+
+def _warnings(
+    design_planes: tuple[PlaneDesign, ...],
+    models: dict[str, PlaneModels],
+    bom: tuple[BomLine, ...],
+    catalog: CatalogSnapshot,
+    request: DesignRequest,
+    rack_power_w: int,
+) -> tuple[DesignWarning, ...]:
+    out: list[DesignWarning] = []
+    out.extend(_partial_unit(design_planes[0], request))
+    for plane in design_planes:
+        out += _nic_leaf_warnings(plane, models[plane.name])
+        out += _tier_warnings(plane)
+    out += _resilience(design_planes)
+    out += _catalog_warnings(bom, catalog)
+    out += _power_warnings(request, rack_power_w)
     unique: dict[tuple[str, str], DesignWarning] = {}
     for warning in out:
         unique.setdefault((warning.code, warning.message), warning)

@@ -217,8 +217,9 @@ def _cuts(shape: PlaneShape) -> list[_Cut]:
 
     - "halves": the first half of the servers in cabling order against the second. Scalable
       units (racks in ToR fabrics, leaves in packed planes), pods and rows of racks are all runs
-      of consecutive servers (`media.rail_run_m`, `media.leaf_link_runs`), so this is the cut by
-      unit, by pod and by row at once: whole ones on each side but the one the midpoint splits;
+      of consecutive servers (`geometry.rail_run_m`, `geometry.leaf_link_runs`), so this is the
+      cut by unit, by pod and by row at once: whole ones on each side but the one the midpoint
+      splits;
     - "alternate units": units alternate between the sides, so every pod holds both halves and
       their traffic crosses at the spines rather than the cores;
     - "alternate pods" (three tiers): pods alternate between the sides;

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.request import RequestError, _Reader
+from engine.request import RequestError
+from engine.request.parse import _Reader
 from engine.text import gettext_noop, text
 
 MAX_JOB_GPUS = 1_000_000
@@ -78,10 +79,6 @@ class Job:
     @property
     def dense_parameters(self) -> int:
         return self.parameters - self.expert_parameters
-
-    @property
-    def has_shape(self) -> bool:
-        return None not in (self.hidden_size, self.layers, self.tokens_per_step)
 
 
 def state_bytes_per_gpu(job: Job) -> float:

@@ -249,16 +249,6 @@ def catalog_model(spec: SwitchSpec) -> SwitchModel:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class LeafAllocation:
-    """Physical ports of one leaf split between server-facing and fabric-facing use."""
-
-    downlinks: int  # logical ports at the NIC speed
-    uplinks: int  # logical ports at the uplink speed
-    physical_down: int
-    physical_up: int
-
-
 @per_model
 def leaf_capacity(
     model: SwitchModel, down_gbps: int, up_gbps: int | None, downlinks: int

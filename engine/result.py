@@ -23,13 +23,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import types
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
-from enum import Enum
-from functools import cache
 from typing import Any
 
 from engine.catalog import (
@@ -41,28 +36,27 @@ from engine.catalog import (
     SwitchSpec,
     TransceiverSpec,
 )
+from engine.codec import (
+    ResultFormatError as ResultFormatError,  # raised by this module's readers, caught by callers
+)
+from engine.codec import (
+    decode,
+    decode_dataclass,
+    encode,
+    format_error,
+    omit_none,
+)
 from engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
 from engine.request import to_dict
-from engine.text import Text, from_dict
+from engine.text import Text
 from engine.version import ENGINE_VERSION
 
 RESULT_SCHEMA = 1
 SNAPSHOT_SCHEMA = 1
-# Keys omitted from the JSON when their value is None: the API never sent them as null.
-OMIT_NONE = "omit_none"
-
-
-class ResultFormatError(ValueError):
-    """Stored or received JSON that is not a design result (or catalog snapshot) this version
-    of the planner can read: a missing field, a wrong type."""
 
 
 class UnknownResultSchema(ResultFormatError):
     """A design result written by a newer planner (or garbage in "schema")."""
-
-
-def _omit_none() -> dict[str, bool]:
-    return {OMIT_NONE: True}
 
 
 # --- the design result ---------------------------------------------------------------------
@@ -114,8 +108,8 @@ class FibreLine:
     sku: str
     description: str
     quantity: int
-    length_m: float | None = field(default=None, metadata=_omit_none())
-    ports_used: int | None = field(default=None, metadata=_omit_none())  # panels only
+    length_m: float | None = field(default=None, metadata=omit_none())
+    ports_used: int | None = field(default=None, metadata=omit_none())  # panels only
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,7 +202,7 @@ class BomLineResult:
     tier: str  # leaf, spine, core, server, server-leaf, leaf-spine, ...
     category: str  # nic, switch, transceiver, cable, patch_panel
     catalog_gap: bool = False
-    description_text: Text | None = field(default=None, metadata=_omit_none())
+    description_text: Text | None = field(default=None, metadata=omit_none())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -253,11 +247,14 @@ class DesignResult:
     cost_estimated: bool = False
     unpriced_lines: int = 0
     label: str = ""  # what an alternative optimises: lowest_cost, most_resilient, most_growth
+    # Every measure the alternative is best at among those offered, `label` first (one design
+    # may be both the cheapest and the one that grows furthest). Absent before it was kept.
+    labels: tuple[str, ...] = ()
     planes: tuple[PlaneResult, ...] = ()
     request: Mapping[str, Any] = field(default_factory=dict)  # the engine request, as JSON
     # The engine that sized it: a saved design is re-derived (cabling, racks) only by the same
     # one. None: stored before versions were kept (and left out of the JSON, as it was).
-    engine_version: str | None = field(default=None, metadata=_omit_none())
+    engine_version: str | None = field(default=None, metadata=omit_none())
 
     @property
     def compute(self) -> PlaneResult | None:
@@ -494,132 +491,11 @@ def design_result(design: Design) -> DesignResult:
         cost_estimated=design.cost_estimated,
         unpriced_lines=design.unpriced_lines,
         label=design.label,
+        labels=design.labels,
         planes=tuple(_plane(plane) for plane in design.planes),
         request=to_dict(design.request),
         engine_version=ENGINE_VERSION,
     )
-
-
-# --- a generic codec for frozen dataclasses ------------------------------------------------
-#
-# Field names are the JSON keys; the types say how to read each value back. Special cases: a
-# `Text` is its `as_dict()`, a Decimal is text, an Enum its value.
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, Text):
-        return value.as_dict()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if item is None and f.metadata.get(OMIT_NONE):
-                continue
-            out[f.name] = _encode(item)
-        return out
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [_encode(item) for item in value]
-    if isinstance(value, Mapping):
-        return {str(key): _encode(item) for key, item in value.items()}
-    return value
-
-
-def _fail(path: str, expected: str, value: Any) -> ResultFormatError:
-    return ResultFormatError(f"{path}: expected {expected}, got {type(value).__name__} {value!r}")
-
-
-def _decode(hint: Any, value: Any, path: str) -> Any:
-    origin = typing.get_origin(hint)
-    if hint is Any:
-        return value
-    if origin in (typing.Union, types.UnionType):
-        options = typing.get_args(hint)
-        if value is None:
-            if type(None) in options:
-                return None
-            raise _fail(path, str(hint), value)
-        others = [option for option in options if option is not type(None)]
-        if len(others) == 1:
-            return _decode(others[0], value, path)
-        raise ResultFormatError(f"{path}: unsupported union {hint}")
-    if hint is Text:
-        if not isinstance(value, dict):
-            raise _fail(path, "a text object", value)
-        return from_dict(value)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _decode_dataclass(hint, value, path)
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        try:
-            return hint(value)
-        except ValueError as exc:
-            raise _fail(path, hint.__name__, value) from exc
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise _fail(path, "a boolean", value)
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise _fail(path, "an integer", value)
-        return value
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _fail(path, "a number", value)
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            raise _fail(path, "text", value)
-        return value
-    if hint is Decimal:
-        try:
-            return Decimal(str(value))
-        except InvalidOperation as exc:
-            raise _fail(path, "an amount", value) from exc
-    if origin is tuple:
-        args = typing.get_args(hint)
-        if not isinstance(value, list | tuple):
-            raise _fail(path, "a list", value)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], item, f"{path}[{i}]") for i, item in enumerate(value))
-        if len(args) != len(value):
-            raise _fail(path, f"{len(args)} items", value)
-        return tuple(
-            _decode(arg, item, f"{path}[{i}]")
-            for i, (arg, item) in enumerate(zip(args, value, strict=True))
-        )
-    if origin in (Mapping, dict, typing.get_origin(Mapping[str, Any])):
-        key_type, value_type = typing.get_args(hint)
-        if not isinstance(value, dict):
-            raise _fail(path, "an object", value)
-        return {
-            _decode(key_type, key, path): _decode(value_type, item, f"{path}.{key}")
-            for key, item in value.items()
-        }
-    raise ResultFormatError(f"{path}: unsupported type {hint}")
-
-
-def _decode_dataclass(cls: type, value: Any, path: str) -> Any:
-    if not isinstance(value, dict):
-        raise _fail(path, f"an object ({cls.__name__})", value)
-    hints = _hints(cls)
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name not in value:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ResultFormatError(f"{path}.{f.name}: missing")
-            continue
-        kwargs[f.name] = _decode(hints[f.name], value[f.name], f"{path}.{f.name}")
-    return cls(**kwargs)
 
 
 # --- the design result's JSON ----------------------------------------------------------------
@@ -627,7 +503,7 @@ def _decode_dataclass(cls: type, value: Any, path: str) -> Any:
 
 def result_to_json(result: DesignResult) -> dict[str, Any]:
     """The JSON the API answers with, the CLI prints and a saved design stores."""
-    data: dict[str, Any] = _encode(result)
+    data: dict[str, Any] = encode(result)
     # Warnings keep the API's shape: English text plus both texts under "text".
     data["warnings"] = [
         {
@@ -655,16 +531,16 @@ def _legacy_bom_line(line: Any) -> Any:
 
 def _warning(data: Any, path: str) -> WarningResult:
     if not isinstance(data, dict):
-        raise _fail(path, "a warning object", data)
+        raise format_error(path, "a warning object", data)
     texts = data.get("text")
     message_text = action_text = None
     if isinstance(texts, dict):
-        message_text = _decode(Text, texts.get("message"), f"{path}.text.message")
-        action_text = _decode(Text, texts.get("action"), f"{path}.text.action")
+        message_text = decode(Text, texts.get("message"), f"{path}.text.message")
+        action_text = decode(Text, texts.get("action"), f"{path}.text.action")
     return WarningResult(
-        code=_decode(str, data.get("code"), f"{path}.code"),
-        message=_decode(str, data.get("message"), f"{path}.message"),
-        action=_decode(str, data.get("action", ""), f"{path}.action"),
+        code=decode(str, data.get("code"), f"{path}.code"),
+        message=decode(str, data.get("message"), f"{path}.message"),
+        action=decode(str, data.get("action", ""), f"{path}.action"),
         message_text=message_text,
         action_text=action_text,
     )
@@ -674,7 +550,7 @@ def result_from_json(data: Mapping[str, Any]) -> DesignResult:
     """A stored or received design result. Raises `UnknownResultSchema` for a version this code
     does not know and `ResultFormatError` for anything else it cannot read."""
     if not isinstance(data, Mapping):
-        raise _fail("result", "an object", data)
+        raise format_error("result", "an object", data)
     schema = data.get("schema", RESULT_SCHEMA)
     if schema != RESULT_SCHEMA or isinstance(schema, bool):
         raise UnknownResultSchema(
@@ -689,10 +565,10 @@ def result_from_json(data: Mapping[str, Any]) -> DesignResult:
         body["catalog_gaps"] = sum(
             1 for line in body["bom"] if isinstance(line, dict) and line.get("catalog_gap")
         )
-    result: DesignResult = _decode_dataclass(DesignResult, body, "result")
+    result: DesignResult = decode_dataclass(DesignResult, body, "result")
     warnings = data.get("warnings", [])
     if not isinstance(warnings, list):
-        raise _fail("result.warnings", "a list", warnings)
+        raise format_error("result.warnings", "a list", warnings)
     return dataclasses.replace(
         result,
         warnings=tuple(_warning(w, f"result.warnings[{i}]") for i, w in enumerate(warnings)),
@@ -714,7 +590,7 @@ _SNAPSHOT_GROUPS: tuple[tuple[str, type], ...] = (
 
 def snapshot_to_json(snapshot: CatalogSnapshot) -> dict[str, Any]:
     """Every product the engine could pick, with its price and cost, as JSON."""
-    data: dict[str, Any] = _encode(snapshot)
+    data: dict[str, Any] = encode(snapshot)
     data["schema"] = SNAPSHOT_SCHEMA
     return data
 
@@ -726,7 +602,7 @@ def snapshot_from_json(data: Mapping[str, Any]) -> CatalogSnapshot:
             f"catalog snapshot schema {schema!r}: this planner reads schema {SNAPSHOT_SCHEMA}"
         )
     body = {key: value for key, value in data.items() if key != "schema"}
-    snapshot: CatalogSnapshot = _decode_dataclass(CatalogSnapshot, body, "snapshot")
+    snapshot: CatalogSnapshot = decode_dataclass(CatalogSnapshot, body, "snapshot")
     return snapshot
 
 

@@ -5,7 +5,7 @@ MAX_ALTERNATIVES of them kept."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
@@ -21,6 +21,7 @@ from engine.errors import (
 from engine.fabric import (
     uplink_speeds,
 )
+from engine.failures import failure_effects
 from engine.notes import RATIO_EPSILON, _notes, _switch_count
 from engine.plane_models import _compute_models
 from engine.ports import SwitchModel
@@ -91,11 +92,20 @@ def _switch_pool(request: DesignRequest, catalog: CatalogSnapshot) -> list[Switc
         model = resolve_switch(name, catalog)
         if isinstance(model, Text) or model.label in seen or model.logical_ports(nic) == 0:
             continue
+        if _main_port_speed(model) < nic:
+            # Most of its ports run slower than the NICs: a management switch (48 x 1G with four
+            # 100G uplinks) would reach this speed on its uplinks only, and is no leaf for it.
+            continue
         if model.lifecycle == Lifecycle.END_OF_SALE:
             continue
         seen.add(model.label)
         out.append(SwitchChoice(text=name, model=model))
     return out
+
+
+def _main_port_speed(model: SwitchModel) -> int:
+    """The speed of the switch's largest port group: what it is built to serve."""
+    return max(model.port_groups, key=lambda group: (group.count, group.speed_gbps)).speed_gbps
 
 
 def _ratio_choices(request: DesignRequest, leaf: SwitchModel) -> list[Oversubscription]:
@@ -209,27 +219,16 @@ def alternatives(
                 shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
 
     def resilience(design: Design) -> tuple[object, ...]:
-        weak = any(w.code == "single_point_of_failure" for w in design.warnings)
-        spines = min((p.shape.spines_per_pod for p in design.planes if p.shape.tiers > 1),
-                     default=0)  # fmt: skip
-        return (weak, -spines, rank(design))
+        # Fewest servers lost to the worst single failure, then fewest slowed by it: what the
+        # label promises, measured (engine.failures), not inferred from spine counts.
+        return (*_worst_failure(design), rank(design))
 
     def growth(design: Design) -> tuple[object, ...]:
         room = design.compute.growth
         return (-room.max_gpus_current_spines, -room.max_gpus_same_tiers, rank(design))
 
     designs.sort(key=rank)
-    chosen: list[Design] = []
-    taken: set[int] = set()
-    for label, order in (("lowest_cost", rank), ("most_resilient", resilience),
-                         ("most_growth", growth)):  # fmt: skip
-        for design in sorted(designs, key=order):
-            if id(design) not in taken:
-                taken.add(id(design))
-                chosen.append(replace(design, label=label))
-                break
-        if len(chosen) >= MAX_ALTERNATIVES:
-            break
+    chosen = _labelled(designs, rank, resilience, growth, priced=prices is not None)
     best = chosen[0]
     stated = request.oversubscription.leaf if request.oversubscription else None
     strict = next(
@@ -243,3 +242,43 @@ def alternatives(
 
 def _leaf_ratio(design: Design) -> float:
     return design.compute.tiers[0].oversubscription or 1.0
+
+
+def _worst_failure(design: Design) -> tuple[int, int]:
+    """Servers cut off, then servers slowed, by the design's worst single failure."""
+    effects = failure_effects(design)
+    return max(((e.servers_cut_off, e.servers_degraded) for e in effects), default=(0, 0))
+
+
+def _labelled(
+    designs: list[Design],
+    rank: Callable[[Design], tuple[object, ...]],
+    resilience: Callable[[Design], tuple[object, ...]],
+    growth: Callable[[Design], tuple[object, ...]],
+    *,
+    priced: bool,
+) -> list[Design]:
+    """Each label on the design that is best by its own measure among every design sized, so
+    no label sits on an option another option beats at it. One design may win several (its
+    `labels` lists them all; `label` is the first); the options are the distinct winners, the
+    cheapest first. "lowest_cost" goes to a fully priced design only: when every design still
+    has lines to price, the cheapest of what is priced is "lowest_cost_so_far" instead."""
+    fully_priced = [d for d in designs if d.unpriced_lines == 0]
+    cheapest = min(fully_priced or designs, key=rank)
+    cost_label = "lowest_cost" if fully_priced or not priced else "lowest_cost_so_far"
+    winners = (
+        (cost_label, cheapest),
+        ("most_resilient", min(designs, key=resilience)),
+        ("most_growth", min(designs, key=growth)),
+    )
+    labels: dict[int, list[str]] = {}
+    order: list[Design] = []
+    for label, design in winners:
+        if id(design) not in labels:
+            labels[id(design)] = []
+            order.append(design)
+        labels[id(design)].append(label)
+    return [
+        replace(design, label=labels[id(design)][0], labels=tuple(labels[id(design)]))
+        for design in order[:MAX_ALTERNATIVES]
+    ]

@@ -41,18 +41,15 @@ from engine.fabric import (
     plan_plane,
 )
 from engine.fit import check_design
-from engine.media import (
-    MediaChoice,
-    MediaSelector,
-    PortEnd,
+from engine.geometry import (
     leaf_link_runs,
     leaf_pattern_key,
     pods_by_runs,
     rail_server_cages,
     rail_style,
-    selector_for,
     spine_core_run_m,
 )
+from engine.media import MediaChoice, MediaSelector, PortEnd, selector_for
 from engine.plane_models import PlaneModels, _compute_models, _plane_models
 from engine.ports import SwitchModel
 from engine.request import (

@@ -9,14 +9,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.utils.translation import gettext as _
-
+from core import vocabulary
 from engine.catalog import CatalogSnapshot
 from engine.errors import DesignError
 from engine.request import RequestError, parse_request
 from engine.result import DesignResult
 from engine.sizing import size
-from planner import presenters
 from planner.i18n import localized_notes, translated
 from planner.models import Design, SizingSnapshot
 from planner.services import (
@@ -47,14 +45,6 @@ class AlternativeRow:
     delta_per_gpu: Decimal | None  # against the quoted design; None when either is unpriced
     partly_unpriced: bool
     notes: tuple[str, ...]
-
-
-def _label(code: str) -> str:
-    return {
-        "lowest_cost": _("Lowest cost"),
-        "most_resilient": _("Most resilient"),
-        "most_growth": _("Most growth room"),
-    }.get(code, code)
 
 
 def proposal_catalog(*, pinned_sha256: str, design: Design | None) -> CatalogSnapshot | None:
@@ -107,8 +97,8 @@ def alternative_rows(
             cost = None
         rows.append(
             AlternativeRow(
-                label=_label(design.label),
-                fabric=presenters.fabric_label(result.fabric),
+                label=vocabulary.alternative_labels(design.labels, design.label),
+                fabric=vocabulary.fabric_label(result.fabric),
                 tiers=design.compute.shape.tiers,
                 switches=result.switches_total,
                 leaf=tiers["leaf"].switch,
@@ -136,6 +126,7 @@ def alternatives_to_json(options: Sequence[SizedDesign]) -> list[dict[str, Any]]
         rows.append(
             {
                 "label": result.label,
+                "labels": list(result.labels or (result.label,)),
                 "cost_per_gpu": str(cost) if cost is not None else None,
                 "cost_estimated": result.cost_estimated,
                 "unpriced_lines": result.unpriced_lines,

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from core.templatetags.labels import (
+from core.vocabulary import (
     DELIVERABLE_NAMES,
     PHASE_NAMES,
     fabric_label,

@@ -1,3 +1,6 @@
+from functools import cached_property
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -104,6 +107,80 @@ class Design(models.Model):
         """The stored result read through the codec. Decoded on each read, never cached: the
         JSON may be changed in place between reads."""
         return None if self.result is None else result_from_json(self.result)
+
+
+class FrozenDesign(models.Model):
+    """A design as a quote froze it: its request, its result and the catalog snapshot it was
+    sized with, never changed once written. A quote revision points at one (PROTECT); a revised
+    revision shares its predecessor's. Stored once per content (`sha256` of `as_json()`), so the
+    hundred revisions of one design's quotes share a row. The design it came from is kept as a
+    number only: the design may be re-sized into a new row or deleted, the frozen copy may not."""
+
+    sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
+    source_design_id = models.PositiveIntegerField(_("design"), null=True, blank=True)
+    name = models.CharField(_("name"), max_length=200)
+    catalog_version = models.CharField(_("catalog version"), max_length=64, blank=True)
+    # Null for designs saved before snapshots were kept: documents then size against the
+    # design's own catalog (planner.frozen).
+    sizing_snapshot = models.ForeignKey(
+        SizingSnapshot,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="frozen_designs",
+        verbose_name=_("sizing snapshot"),
+    )
+    request = models.JSONField(_("request"), default=dict)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("frozen design")
+        verbose_name_plural = _("frozen designs")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def sizing_snapshot_sha256(self) -> str:
+        """The snapshot's SHA-256, "" when none was kept."""
+        return self.sizing_snapshot.sha256 if self.sizing_snapshot is not None else ""
+
+    @cached_property
+    def typed_result(self) -> DesignResult | None:
+        """The result read through the codec, once per instance: the row never changes."""
+        return None if self.result is None else result_from_json(self.result)
+
+    def as_json(self) -> dict[str, Any]:
+        """The frozen design as one JSON value, with the keys quote revisions stored it under
+        before it had a table of its own: the content a revision's hash covers."""
+        return frozen_json(
+            design_id=self.source_design_id,
+            name=self.name,
+            catalog_version=self.catalog_version,
+            sizing_snapshot_sha256=self.sizing_snapshot_sha256,
+            request=self.request,
+            result=self.result,
+        )
+
+
+def frozen_json(
+    *,
+    design_id: int | None,
+    name: str,
+    catalog_version: str,
+    sizing_snapshot_sha256: str,
+    request: Any,
+    result: Any,
+) -> dict[str, Any]:
+    return {
+        "design_id": design_id,
+        "name": name,
+        "catalog_version": catalog_version,
+        "sizing_snapshot": sizing_snapshot_sha256,
+        "request": dict(request or {}),
+        "result": result or None,
+    }
 
 
 from planner.asbuilt.models import AsBuiltCheck  # noqa: E402, F401  (registered with the app)

@@ -15,6 +15,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from core.vocabulary import category_label, fabric_label, plane_label, role_label, tier_label
 from engine.generic import DEFAULT_FORM_FACTOR
 from engine.ports import inline_description, inline_description_of, parse_inline
 from engine.result import (
@@ -37,65 +38,7 @@ from planner.plan import ImplementationPlan, build_plan
 from planner.selectors import product_names as catalog_names
 from planner.svg import gantt_svg
 
-PHASE_LABELS = {
-    "requirements": "Requirements",
-    "design": "Design",
-    "poc": "Proof of concept",
-    "pilot": "Pilot",
-    "full": "Full deployment",
-    "operations": "Operations",
-}
-
-
 # --- names in words ----------------------------------------------------------------------------
-
-
-def role_label(role: str) -> str:
-    labels = {
-        "server": _("Server"),
-        "endpoint": _("Endpoint"),
-        "storage": _("Storage node"),
-        "leaf": _("Leaf"),
-        "spine": _("Spine"),
-        "core": _("Core"),
-    }
-    return labels.get(role, role)
-
-
-def tier_label(tier: str) -> str:
-    """A BOM line's tier ("leaf") or tier pair ("server-leaf") in words."""
-    return "–".join(role_label(role) for role in tier.split("-")) if tier else ""
-
-
-def fabric_label(fabric: str) -> str:
-    labels = {
-        "rail": _("Rail-optimized"),
-        "rail-plane": _("Rail planes"),
-        "tor": _("Top of rack"),
-        "packed": _("Packed"),
-    }
-    return labels.get(fabric, fabric)
-
-
-def plane_label(plane: str) -> str:
-    labels = {
-        "compute": _("Compute fabric"),
-        "storage": _("Storage"),
-        "frontend": _("Frontend"),
-        "oob": _("Out-of-band management"),
-    }
-    return labels.get(plane, plane)
-
-
-def category_label(category: str) -> str:
-    labels = {
-        "nic": _("NICs"),
-        "switch": _("Switches"),
-        "transceiver": _("Transceivers"),
-        "cable": _("Cables and fibre"),
-        "patch_panel": _("Patch panels"),
-    }
-    return labels.get(category, category)
 
 
 def role_labels() -> dict[str, str]:

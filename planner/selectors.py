@@ -3,7 +3,6 @@
 import time
 import uuid
 from collections.abc import Iterable
-from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
@@ -90,23 +89,3 @@ def design_for(*, user: AbstractBaseUser | AnonymousUser, design_id: object) -> 
     if design is None:
         raise DesignNotFound(design_id)
     return design
-
-
-def bom_estimate(bom: list[dict[str, object]], prices: dict[str, object]) -> dict[str, object]:
-    """An estimated list price for a bill of materials: lines with a catalog price are summed;
-    lines without one (inline-spec switches, products missing from the price list) are named."""
-    total = Decimal(0)
-    unpriced: list[str] = []
-    lines = []
-    for line in bom:
-        sku = str(line.get("sku", ""))
-        quantity = int(line.get("quantity", 0) or 0)  # type: ignore[call-overload]
-        price = prices.get(sku)
-        amount = Decimal(str(price)) * quantity if price is not None else None
-        if amount is None:
-            if sku not in unpriced:
-                unpriced.append(sku)
-        else:
-            total += amount
-        lines.append({**line, "unit_price": price, "amount": amount})
-    return {"total": total, "unpriced": unpriced, "lines": lines}

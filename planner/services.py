@@ -279,8 +279,8 @@ def sizing_snapshot_engine(
     expected_result: Mapping[str, Any] | None = None,
 ) -> EngineDesign:
     """`request_data` sized against a stored snapshot: for a quote that pinned the snapshot its
-    design was sized with (`design_snapshot["sizing_snapshot"]`, its SHA-256). `expected_result`:
-    the result the quote froze (`design_snapshot["result"]`); given, the engine design is refused
+    design was sized with (`FrozenDesign.sizing_snapshot`). `expected_result`: the result the
+    quote froze (`FrozenDesign.result`); given, the engine design is refused
     (`DesignEngineChanged`) unless it still gives exactly that result, by the same engine."""
     engine = _sized(request_data, sizing_snapshot_catalog(snapshot=snapshot)).design
     return _checked(engine, expected_result)

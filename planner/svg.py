@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from xml.sax.saxutils import escape
 
-from core.templatetags.labels import fabric_label
+from core.vocabulary import fabric_label
 from engine.result import DesignResult, LinkResult, PlaneResult
 from planner.plan import ImplementationPlan
 

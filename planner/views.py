@@ -28,7 +28,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_filters.views import FilterView
 
 from catalog.selectors import default_price_list, price_map
-from core.errors import DomainError
+from core.downloads import download, download_stream
+from core.view_errors import refused_as_message
 from customers.models import Customer
 from customers.selectors import customers_visible_to
 from engine.request import to_dict
@@ -474,19 +475,18 @@ def _lifecycle_actions(request: HttpRequest, design: Design) -> dict[str, Any]:
 def design_archive(request: HttpRequest, pk: int) -> HttpResponse:
     design = _visible(request, pk)
     archive = request.POST.get("archived", "1") == "1"
-    try:
+    with refused_as_message(request):
         services.design_archive(
             design=design,
             user=request.user,  # type: ignore[arg-type]  # login_required
             archived=archive,
         )
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect("planner:design-detail", pk=design.pk)
-    if archive:
-        messages.success(request, _("Design archived: the list shows it under “Show archived”."))
-    else:
-        messages.success(request, _("Design restored to the lists."))
+        if archive:
+            messages.success(
+                request, _("Design archived: the list shows it under “Show archived”.")
+            )
+        else:
+            messages.success(request, _("Design restored to the lists."))
     return redirect("planner:design-detail", pk=design.pk)
 
 
@@ -495,19 +495,11 @@ def design_archive(request: HttpRequest, pk: int) -> HttpResponse:
 def design_delete(request: HttpRequest, pk: int) -> HttpResponse:
     design = _visible(request, pk)
     name = design.name
-    try:
+    with refused_as_message(request):
         services.design_delete(design=design, user=request.user)  # type: ignore[arg-type]
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect("planner:design-detail", pk=design.pk)
-    messages.success(request, _("Design “%(name)s” deleted.") % {"name": name})
-    return redirect("planner:design-list")
-
-
-def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+        messages.success(request, _("Design “%(name)s” deleted.") % {"name": name})
+        return redirect("planner:design-list")
+    return redirect("planner:design-detail", pk=design.pk)
 
 
 def _sized(request: HttpRequest, pk: int) -> Design:
@@ -523,7 +515,11 @@ def _sized(request: HttpRequest, pk: int) -> Design:
 @require_GET
 def export_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
     design = _sized(request, pk)
-    return _download(exports.design_bom_csv(design=design), "text/csv", f"design-{pk}-bom.csv")
+    return download(
+        exports.design_bom_csv(design=design),
+        filename=f"design-{pk}-bom.csv",
+        content_type="text/csv",
+    )
 
 
 @login_required
@@ -531,10 +527,10 @@ def export_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @design_refusals
 def export_bom_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
     design = _sized(request, pk)
-    return _download(
+    return download(
         exports.design_bom_xlsx(design=design),
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        f"design-{pk}-bom.xlsx",
+        filename=f"design-{pk}-bom.xlsx",
+        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     )
 
 
@@ -546,9 +542,11 @@ def export_cabling_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     if design.result is None:
         raise Http404(_("This draft does not size yet; fix its errors first."))
     rows = services.design_cabling(design=design)
-    response = StreamingHttpResponse(exports.cabling_csv_chunks(rows), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="design-{design.pk}-cabling.csv"'
-    return response
+    return download_stream(
+        exports.cabling_csv_chunks(rows),
+        filename=f"design-{design.pk}-cabling.csv",
+        content_type="text/csv",
+    )
 
 
 @login_required
@@ -556,7 +554,9 @@ def export_cabling_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
 def export_request_json(request: HttpRequest, pk: int) -> HttpResponse:
     design = _visible(request, pk)
     body = json.dumps(design.request, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-    return _download(body.encode(), "application/json", f"design-{design.pk}-request.json")
+    return download(
+        body.encode(), filename=f"design-{design.pk}-request.json", content_type="application/json"
+    )
 
 
 @login_required

@@ -23,7 +23,7 @@ LINE_FIELDS = (
     "tax_rate",
 )  # fmt: skip
 REVISION_FIELDS = (
-    "design_snapshot", "price_list_code", "price_list_currency", "prices_are_samples",
+    "price_list_code", "price_list_currency", "prices_are_samples",
     "currency", "exchange_rate", "tax_rate", "services_tax_rate", "freight_tax_rate",
     "payment_milestones", "tax_breakdown", "terms", "terms_written", "validity_days",
     "support_years", "list_total", "subtotal", "tax", "total", "optional_total", "cost_total",
@@ -40,8 +40,14 @@ def _plain(value: Any) -> Any:
 
 def revision_content(revision: QuoteRevision, lines: list[QuoteLine]) -> dict[str, Any]:
     ordered = sorted(lines, key=lambda line: (line.position, line.pk or 0))
+    frozen = revision.frozen_design
     return {
-        "revision": {name: _plain(getattr(revision, name)) for name in REVISION_FIELDS},
+        "revision": {
+            # The frozen design under the key and in the form revisions stored it before it
+            # had a table of its own, so a hash recorded then still matches.
+            "design_snapshot": frozen.as_json() if frozen is not None else {},
+            **{name: _plain(getattr(revision, name)) for name in REVISION_FIELDS},
+        },
         "lines": [{name: _plain(getattr(line, name)) for name in LINE_FIELDS} for line in ordered],
     }
 

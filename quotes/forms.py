@@ -13,11 +13,11 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Currency, PriceList
+from core import vocabulary
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
-from planner import presenters
 from planner.selectors import designs_visible_to
 from quotes.models import LineKind
-from quotes.services.terms import PHASES, phase_label
+from quotes.services.terms import PHASES
 
 
 class DistinctChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
@@ -45,10 +45,6 @@ class DistinctChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
         return " · ".join(part for part in (name, self.detail_of(obj)) if part)
 
 
-def _design_detail(design: Any) -> str:
-    return f"#{design.pk} · {timezone.localdate(design.created_at):%Y-%m-%d}"
-
-
 def _design_label(design: Any) -> str:
     """A saved design as the quote form lists it: name, id (two designs may share a name, size
     and day), GPU count, fabric and date."""
@@ -58,7 +54,7 @@ def _design_label(design: Any) -> str:
         design.name,
         f"#{design.pk}",
         _("%(gpus)s GPUs") % {"gpus": f"{int(gpus or 0):,}"},
-        presenters.fabric_label(str(result.get("fabric") or "")),
+        vocabulary.fabric_label(str(result.get("fabric") or "")),
         f"{timezone.localdate(design.updated_at or design.created_at):%Y-%m-%d}",
     ]
     return " · ".join(str(part) for part in parts if part)
@@ -226,7 +222,8 @@ class TermsForm(VersionedForm):
         super().__init__(*args, **kwargs)
         for phase in PHASES:
             self.fields[f"milestone_{phase}"] = forms.DecimalField(
-                label=_("Paid on completing %(phase)s (%%)") % {"phase": phase_label(phase)},
+                label=_("Paid on completing %(phase)s (%%)")
+                % {"phase": vocabulary.phase_label(phase)},
                 min_value=Decimal("0"),
                 max_value=Decimal("100"),
                 max_digits=5,

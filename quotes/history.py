@@ -1,7 +1,7 @@
 """A quote's audit trail as a reader sees it, in the reader's language.
 
 The trail stores codes and values (an action, field codes, statuses, amounts), which are named
-when they are shown (core.templatetags.labels.change_summary). Texts the code wrote in both
+when they are shown (core.vocabulary.change_summary). Texts the code wrote in both
 languages are stored with both: `<field>_in` beside `<field>` ({"en": ..., "zh-hans": ...}, e.g.
 a line's `description_in`, generated terms' `terms_in`), and the reader's language is shown.
 Text people typed (a customer's name, a reason) is shown as typed."""
@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from core.templatetags.labels import change_summary
+from core.vocabulary import change_summary
 from quotes.models import AuditAction, AuditEvent
 
 SUFFIX = "_in"

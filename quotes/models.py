@@ -1,5 +1,4 @@
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -8,9 +7,6 @@ from django.utils.translation import gettext_lazy as _
 
 from core.models import Job, Team
 from quotes.pricing import PriceSource
-
-if TYPE_CHECKING:
-    from quotes.frozen_design import FrozenDesign
 
 
 class QuoteNumberCounter(models.Model):
@@ -40,10 +36,6 @@ class QuoteStatus(models.TextChoices):
     # Taken back after it was submitted or approved, to be changed: its content stays as it was
     # submitted (and approved), and a new draft revision carries the change.
     WITHDRAWN = "withdrawn", _("Withdrawn")
-
-
-# Submitting freezes a revision: only a draft changes (quotes.transitions).
-EDITABLE_STATUSES = (QuoteStatus.DRAFT,)
 
 
 class Quote(models.Model):
@@ -137,7 +129,16 @@ class QuoteRevision(models.Model):
     status = models.CharField(
         _("status"), max_length=20, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT
     )
-    design_snapshot = models.JSONField(_("design snapshot"), default=dict)
+    # What the revision was priced from: the design as the quote froze it (planner.frozen).
+    # Shared by the revisions of a quote; PROTECT: nothing a revision was priced from goes.
+    frozen_design = models.ForeignKey(
+        "planner.FrozenDesign",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="revisions",
+        verbose_name=_("frozen design"),
+    )
     price_list_code = models.CharField(_("price list"), max_length=40, blank=True)
     price_list_currency = models.CharField(_("price list currency"), max_length=3, default="CNY")
     prices_are_samples = models.BooleanField(_("sample prices"), default=True)
@@ -239,23 +240,11 @@ class QuoteRevision(models.Model):
         return revision_label(self.quote.number, self.number)
 
     @property
-    def is_editable(self) -> bool:
-        return self.status in EDITABLE_STATUSES
-
-    @property
     def unpriced_line_count(self) -> int:
         """Lines still to be priced (catalog gaps without a price): the totals leave them out,
         and the revision cannot be submitted or sent until there are none. Reads the prefetched
         lines when there are."""
         return sum(1 for line in self.lines.all() if line.to_be_priced)
-
-    @property
-    def frozen_design(self) -> "FrozenDesign":
-        """The design this revision froze, typed (quotes.frozen_design); read anew each time:
-        `design_snapshot` is the stored form."""
-        from quotes.frozen_design import FrozenDesign
-
-        return FrozenDesign.from_json(self.design_snapshot)
 
     @property
     def tax_percent(self) -> str:

@@ -54,9 +54,10 @@ def quotes_visible_to(user: User) -> QuerySet[Quote]:
 
 
 def revisions_of(quote: Quote) -> QuerySet[QuoteRevision]:
-    return quote.revisions.select_related("approved_by", "sent_by", "created_by").order_by(
-        "-number"
-    )
+    # The frozen design comes along: the page names it, and it was a column of the revision.
+    return quote.revisions.select_related(
+        "approved_by", "sent_by", "created_by", "frozen_design"
+    ).order_by("-number")
 
 
 def share_link_by_token(token: str) -> ShareLink | None:

@@ -6,7 +6,8 @@ call with an unknown token is a guess. The token is redacted from the logs (core
 from django.urls import path
 
 from core.throttling import per_address
-from quotes import document_views, views
+from quotes.views import documents as document_views
+from quotes.views import pages as views
 
 throttled = per_address("share", "SHARE_THROTTLE_RATE")
 

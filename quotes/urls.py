@@ -1,6 +1,8 @@
-from django.urls import include, path, re_path
+from django.urls import path, re_path
 
-from quotes import document_views, views
+from quotes.views import documents as document_views
+from quotes.views import pages as views
+from quotes.views import spares_growth
 
 app_name = "quotes"
 urlpatterns = [
@@ -38,5 +40,7 @@ urlpatterns = [
     path("<int:pk>/lines/<int:line_id>/", views.line_update, name="line-update"),
     path("<int:pk>/lines/<int:line_id>/delete/", views.line_delete, name="line-delete"),
     path("<int:pk>/links/<int:link_id>/revoke/", views.share_link_revoke, name="share-link-revoke"),
-    path("", include("quotes.meaning_urls")),
+    # The design's spares and growth steps, into the quote (the design page's buttons too).
+    path("<int:pk>/spares/", spares_growth.spares_add, name="meaning-spares"),
+    path("<int:pk>/growth/", spares_growth.growth_revise, name="meaning-growth"),
 ]

@@ -15,6 +15,29 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 CHROMIUM = "/usr/bin/chromium"
 
 
+# Tests that need these fixtures start a browser, a worker process, a live server or rebuild
+# the database between tests: seconds each. `make test-fast` leaves them out (`-m "not slow"`);
+# `make test` runs everything.
+SLOW_FIXTURES = frozenset(
+    {
+        "browser",
+        "page",
+        "start_worker",
+        "live_server",
+        "transactional_db",
+        "django_db_serialized_rollback",
+    }
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        marker = item.get_closest_marker("django_db")
+        if fixtures & SLOW_FIXTURES or (marker is not None and marker.kwargs.get("transaction")):
+            item.add_marker(pytest.mark.slow)
+
+
 def require_service(available: bool, reason: str) -> None:
     if available:
         return

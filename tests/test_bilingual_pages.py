@@ -335,6 +335,7 @@ def _report(failures: dict[str, list[str]]) -> str:
     )
 
 
+@pytest.mark.slow
 def test_every_page_reads_in_one_language_with_no_raw_key(day):
     failures = _failures(day, kind="other")
     assert not failures, _report(failures)
@@ -378,6 +379,7 @@ def code_texts(html: str) -> list[str]:
     return [command for command in parser.commands if command]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(
     ("kind", "quote"),
@@ -456,7 +458,7 @@ def test_the_checks_catch_what_the_issue_saw():
 def test_stored_keys_are_named_in_the_readers_language(language, expected):
     from django.utils import translation
 
-    from core.templatetags.labels import fabric_label, group_label, tier_label
+    from core.vocabulary import fabric_label, group_label, tier_label
 
     with translation.override(language):
         shown = [tier_label("server-leaf"), tier_label("poc"), fabric_label("rail-plane")]
@@ -467,7 +469,7 @@ def test_stored_keys_are_named_in_the_readers_language(language, expected):
 def test_a_policy_hit_reads_in_words_with_grouped_digits():
     from django.utils import translation
 
-    from core.templatetags.labels import policy_label
+    from core.vocabulary import policy_label
 
     hit = {"policy": "Line discount above 10%", "metric": "discount_percent", "threshold": "10"}
     total = {"policy": "Total above 2,000,000", "metric": "total_amount", "threshold": "2000000"}
@@ -510,7 +512,7 @@ def test_chinese_amounts_group_digits():
 def test_help_page_explains_the_glossary_and_the_wizard_links_to_it(
     engineer_client, language, words
 ):
-    from core.templatetags.labels import GLOSSARY
+    from core.vocabulary import GLOSSARY
 
     load_seed_catalog()
     engineer_client.cookies["django_language"] = language

@@ -155,6 +155,7 @@ def test_the_image_installs_the_production_lock_which_carries_no_development_too
     assert "pip install -q -r requirements-dev.lock" in makefile
 
 
+@pytest.mark.slow
 def test_the_init_script_prepares_a_fresh_database_and_a_second_run_changes_nothing(tmp_path):
     """init's script as compose runs it, twice, with the production settings on a database of
     its own (SQLite here; the steps are the same on PostgreSQL)."""

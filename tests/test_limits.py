@@ -176,6 +176,7 @@ def _downloaded(client: APIClient, body: dict) -> bytes:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_job_writes_the_same_rows_as_the_stream(
@@ -206,6 +207,7 @@ def test_job_writes_the_same_rows_as_the_stream(
     assert exports_sweep() == {"requeued": 0, "failed": 0}
 
 
+@pytest.mark.slow
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_million_gpu_cabling_is_a_job_a_worker_finishes(seed_committed, engineer, start_worker):

@@ -12,10 +12,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from bench import load
 from core import http_limits
 
 
+@pytest.mark.slow
 def test_production_server_answers_the_measured_endpoints_under_load():
     workdir = tempfile.mkdtemp(prefix="ezmax-load-smoke-")
     env = load.production_env(workdir)

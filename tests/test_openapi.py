@@ -28,6 +28,7 @@ def wsgi_app(db):
     request_finished.connect(close_old_connections)
 
 
+@pytest.mark.slow
 def test_api_conforms_to_its_schema(wsgi_app, engineer):
     load_seed_catalog()
     _token, secret = api_token_create(user=engineer, name="fuzz", scope=TokenScope.READ_WRITE)

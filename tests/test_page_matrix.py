@@ -156,6 +156,7 @@ def world(w):  # noqa: F811 (the API matrix's two teams)
     return w
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PAGES), ids=str)
 def test_an_object_page_as_anonymous_another_team_and_the_owner(name, world, client):
     ours, theirs = reverse(name, kwargs=PAGES[name](world.ours)), None

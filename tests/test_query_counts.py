@@ -190,6 +190,7 @@ def count_queries(engineer, make, rows):
     return len(queries)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(LISTS))
 def test_list_queries_do_not_grow_with_rows(path, engineer):
     few_rows = len(PRODUCTS_FEW) if path == "/api/v1/products/" else FEW

@@ -134,6 +134,7 @@ def _pdf(page, base: str, language: str, kind: str, *, draft: bool) -> str:
     return "\f".join(p.extract_text() or "" for p in reader.pages)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_a_sales_engineers_day(live_server, browser, language, start_worker):
     load_seed_catalog()  # `make run` loads the catalog before anyone logs in

@@ -29,12 +29,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "NAME": str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3")
     }
 
-# Each test session gets its own queue so that a worker started by a test never picks up messages
-# left by another run; the worker subprocess receives the same value through the environment.
+# Each test process (each pytest-xdist worker too) gets its own queues, so that a worker started
+# by a test never picks up messages left by another run or sent by another process's tests. The
+# worker subprocess is told its test process's queues (tests/conftest.py `worker_env`); nothing is
+# written to os.environ here, since xdist's workers would inherit the controller's queues.
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default=f"test-{os.getpid()}")
-os.environ["CELERY_TASK_DEFAULT_QUEUE"] = CELERY_TASK_DEFAULT_QUEUE
 DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-documents")
-os.environ["DOCUMENTS_QUEUE"] = DOCUMENTS_QUEUE
 CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
 
 # The tests' webhook receivers listen on loopback over plain HTTP (tests/core/receiver.py),

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.base import ApiViewSet, User
+from core.downloads import download
 from planner import selectors
 from planner.api.serializers import ExportJobSerializer
 from planner.exports import jobs as export_jobs
@@ -72,11 +73,9 @@ class DesignLabelsViewSet(ApiViewSet[Design]):
         if not export_jobs.export_is_large(design=design, format=format):
             cables = list(export_jobs.design_label_cables(design=design))
             content = labels_pdf(cables, captions=export_jobs.label_captions())
-            response = HttpResponse(content, content_type="application/pdf")
-            response["Content-Disposition"] = (
-                f'attachment; filename="design-{design.pk}-labels.pdf"'
+            return download(
+                content, filename=f"design-{design.pk}-labels.pdf", content_type="application/pdf"
             )
-            return response
         job = export_jobs.export_request(
             user=request.user, design=design, format=format, language=get_language() or ""
         )

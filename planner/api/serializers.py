@@ -107,14 +107,20 @@ class ExportJobSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         return {"self": base, "download": f"{base}download/"}
 
 
+LABELS = ["lowest_cost", "lowest_cost_so_far", "most_resilient", "most_growth"]
+
+
 class AlternativeSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """One alternative (`POST /designs/alternatives/`, planner.alternatives.alternatives_to_json):
     what it optimises, its cost per GPU, its trade-offs in words and the design itself."""
 
     # The API's field is named `label`, which the stubs also declare on Field (its caption).
     label = serializers.ChoiceField(  # type: ignore[assignment]
-        choices=["lowest_cost", "most_resilient", "most_growth"], read_only=True
+        choices=LABELS, read_only=True, help_text="The first of `labels`."
     )
+    # Every measure the option is best at among those offered: one design may be both the
+    # cheapest and the one that grows furthest, and then it is offered once with both.
+    labels = serializers.ListField(child=serializers.ChoiceField(choices=LABELS), read_only=True)
     cost_per_gpu = serializers.DecimalField(
         max_digits=16, decimal_places=2, read_only=True, allow_null=True
     )

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from catalog.selectors import price_map
 from core.api.base import ApiViewSet, User
+from core.downloads import download, download_stream
 from core.errors import DomainError
 from core.parsers import LimitedJSONParser
 from customers.selectors import customer_for
@@ -239,10 +240,10 @@ class DesignViewSet(
     @action(detail=True, methods=["get"], url_path=r"bom\.xlsx", url_name="bom-xlsx")
     def bom_xlsx(self, request: Request, pk: str) -> HttpResponse:
         design = self._design(pk)
-        return _download(
+        return download(
             exports.design_bom_xlsx(design=design),
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            f"design-{design.pk}-bom.xlsx",
+            filename=f"design-{design.pk}-bom.xlsx",
+            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         )
 
     @extend_schema(
@@ -254,8 +255,10 @@ class DesignViewSet(
         design = self._design(pk)
         if export_jobs.export_is_large(design=design, format=ExportFormat.BOM_CSV):
             return self._export_job(design, ExportFormat.BOM_CSV)
-        return _download(
-            exports.design_bom_csv(design=design), "text/csv", f"design-{design.pk}-bom.csv"
+        return download(
+            exports.design_bom_csv(design=design),
+            filename=f"design-{design.pk}-bom.csv",
+            content_type="text/csv",
         )
 
     @extend_schema(
@@ -268,9 +271,11 @@ class DesignViewSet(
         if export_jobs.export_is_large(design=design, format=ExportFormat.CABLING_CSV):
             return self._export_job(design, ExportFormat.CABLING_CSV)
         rows = services.design_cabling(design=design)
-        response = StreamingHttpResponse(exports.cabling_csv_chunks(rows), content_type="text/csv")
-        response["Content-Disposition"] = f'attachment; filename="design-{design.pk}-cabling.csv"'
-        return response
+        return download_stream(
+            exports.cabling_csv_chunks(rows),
+            filename=f"design-{design.pk}-cabling.csv",
+            content_type="text/csv",
+        )
 
     def _export_job(self, design: Design, format: str) -> Response:
         job = export_jobs.export_request(user=self.request.user, design=design, format=format)
@@ -376,9 +381,3 @@ class DesignViewSet(
         if check is None:
             raise Http404
         return Response(AsBuiltCheckSerializer(check).data)
-
-
-def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response

@@ -19,7 +19,7 @@ class AsBuiltCheck(Job):
 
     The uploaded file is immutable: stored once under a name carrying the design, the check's
     content hash and a random token, never rewritten; the worker checks the hash before reading
-    it. `result` is the punch list (`planner.handover.asbuilt.compare`), set when done."""
+    it. `result` is the punch list (`planner.asbuilt.checking.compare`), set when done."""
 
     design = models.ForeignKey(
         "planner.Design",

@@ -23,12 +23,10 @@ from core.jobs import JobFailed, JobKind, Progress, job_queue, job_run, jobs_swe
 from core.services import user_signed_in
 from engine.design import Design as EngineDesign
 from planner import selectors, services
+from planner.asbuilt import checking, reading
 from planner.asbuilt.models import AsBuiltCheck
-from planner.handover import asbuilt
 from planner.handover.cable_ids import identified
 from planner.handover.elevations import design_elevations
-from planner.handover.rack_svg import elevations_svg
-from planner.i18n import translated
 from planner.models import Design
 
 logger = logging.getLogger(__name__)
@@ -52,7 +50,7 @@ class AsBuiltUploadInvalid(DomainError):
         return {"file": list(self.problems)}
 
 
-def problem_text(problem: asbuilt.Problem) -> str:
+def problem_text(problem: reading.Problem) -> str:
     """One upload problem in the reader's language, naming its file (when the upload has
     several, or is a ZIP) and its line."""
     params: dict[str, Any] = dict(problem.params)
@@ -125,9 +123,9 @@ def _tier_ports(engine: EngineDesign) -> dict[tuple[str, str], int]:
 
 
 def _too_large(code: str = "too_large") -> AsBuiltUploadInvalid:
-    size_mb = asbuilt.MAX_UPLOAD_BYTES // (1024 * 1024)
+    size_mb = reading.MAX_UPLOAD_BYTES // (1024 * 1024)
     return AsBuiltUploadInvalid(
-        [problem_text(asbuilt.Problem(code=code, params={"size_mb": size_mb}))]
+        [problem_text(reading.Problem(code=code, params={"size_mb": size_mb}))]
     )
 
 
@@ -152,23 +150,23 @@ def asbuilt_check_request_files(
     design = selectors.design_for(user=user, design_id=design_id)
     if design.result is None:
         raise AsBuiltDesignNotSized(_("This draft does not size yet; fix its errors first."))
-    if sum(len(data) for _name, data in files) > asbuilt.MAX_UPLOAD_BYTES:  # before reading
+    if sum(len(data) for _name, data in files) > reading.MAX_UPLOAD_BYTES:  # before reading
         raise _too_large("too_large" if len(files) == 1 else "too_large_total")
     names = [name.replace("\\", "/").rsplit("/", 1)[-1] for name, _data in files]
     try:
         if len(files) == 1:
-            kind, neighbours = asbuilt.read_upload(files[0][1], filename=names[0])
+            kind, neighbours = reading.read_upload(files[0][1], filename=names[0])
             data, original = files[0][1], names[0]
         else:
-            kind, neighbours = asbuilt.read_files(
+            kind, neighbours = reading.read_files(
                 list(zip(names, (d for _n, d in files), strict=True))
             )
-            data = asbuilt.pack_files(list(zip(names, (d for _n, d in files), strict=True)))
+            data = reading.pack_files(list(zip(names, (d for _n, d in files), strict=True)))
             original = _("%(first)s and %(more)s more files") % {
                 "first": names[0], "more": len(names) - 1}  # fmt: skip
-    except asbuilt.UploadRejected as rejected:
+    except reading.UploadRejected as rejected:
         raise AsBuiltUploadInvalid([problem_text(p) for p in rejected.problems]) from None
-    extension = "zip" if asbuilt.is_zip(data) else str(kind)
+    extension = "zip" if reading.is_zip(data) else str(kind)
     digest = hashlib.sha256(data).hexdigest()
     name = f"asbuilt/design-{design.pk}-{digest}-{secrets.token_hex(8)}.{extension}"
     stored = default_storage.save(name, ContentFile(data))
@@ -200,7 +198,7 @@ def _work(check: AsBuiltCheck, progress: Progress) -> dict[str, Any]:
         data = stored.read()
     if hashlib.sha256(data).hexdigest() != check.sha256:
         raise JobFailed(_("The uploaded file is missing or damaged; upload it again."))
-    neighbours = asbuilt.read_upload(data, filename=check.original_name)[1]
+    neighbours = reading.read_upload(data, filename=check.original_name)[1]
     progress(5, "reading")
     design = check.design
     engine = services.design_engine(design=design)
@@ -209,8 +207,8 @@ def _work(check: AsBuiltCheck, progress: Progress) -> dict[str, Any]:
     # The cabling is enumerated once: the device and port check and the comparison read it.
     cables = list(identified(services.design_cabling(design=design), elevations))
     progress(15, "checking")
-    book = asbuilt.port_book((cable.row for cable in cables), _tier_ports(engine))
-    problems = asbuilt.check_known(neighbours, book)
+    book = checking.port_book((cable.row for cable in cables), _tier_ports(engine))
+    problems = checking.check_known(neighbours, book)
     if problems:
         return {"problems": [problem.to_json() for problem in problems]}
     progress(20, "comparing")
@@ -219,7 +217,7 @@ def _work(check: AsBuiltCheck, progress: Progress) -> dict[str, Any]:
         if done % 10_000 == 0:
             progress(min(99, 20 + done * 79 // total), "comparing")
 
-    return asbuilt.compare(cables, neighbours, rack_of=elevations.device_rack, progress=advance)
+    return checking.compare(cables, neighbours, rack_of=elevations.device_rack, progress=advance)
 
 
 def _store(check: AsBuiltCheck, result: dict[str, Any]) -> None:
@@ -227,7 +225,7 @@ def _store(check: AsBuiltCheck, result: dict[str, Any]) -> None:
     if result.get("problems"):
         # Saved with the failed check (job_fail saves the row): the page shows each problem in
         # its reader's language; `error` holds them in the worker's, for the API.
-        texts = [problem_text(asbuilt.Problem.from_json(p)) for p in result["problems"]]
+        texts = [problem_text(reading.Problem.from_json(p)) for p in result["problems"]]
         raise JobFailed(
             "\n".join(
                 [
@@ -246,7 +244,7 @@ def _store(check: AsBuiltCheck, result: dict[str, Any]) -> None:
 def upload_problems(*, check: AsBuiltCheck) -> list[str]:
     """The problems the worker found in a check's upload, in the reader's language."""
     problems = (check.result or {}).get("problems") or ()
-    return [problem_text(asbuilt.Problem.from_json(problem)) for problem in problems]
+    return [problem_text(reading.Problem.from_json(problem)) for problem in problems]
 
 
 ASBUILT: JobKind[AsBuiltCheck, dict[str, Any]] = JobKind(
@@ -274,23 +272,23 @@ def asbuilt_checks_sweep() -> dict[str, int]:
 
 def status_names() -> Mapping[str, str]:
     return {
-        asbuilt.Status.CORRECT: _("Correct"),
-        asbuilt.Status.SWAPPED: _("Swapped ends"),
-        asbuilt.Status.WRONG_PORT: _("Wrong port"),
-        asbuilt.Status.MISSING: _("Missing"),
-        asbuilt.Status.UNEXPECTED: _("Unexpected"),
+        reading.Status.CORRECT: _("Correct"),
+        reading.Status.SWAPPED: _("Swapped ends"),
+        reading.Status.WRONG_PORT: _("Wrong port"),
+        reading.Status.MISSING: _("Missing"),
+        reading.Status.UNEXPECTED: _("Unexpected"),
     }
 
 
 def asbuilt_punch_csv(*, check: AsBuiltCheck) -> str:
-    return asbuilt.punch_csv(check.result or {}, status_names=status_names())
+    return checking.punch_csv(check.result or {}, status_names=status_names())
 
 
 def no_file_text() -> str:
     return _("Choose a file to upload.")
 
 
-def upload_bytes(upload: Any, *, budget: int = asbuilt.MAX_UPLOAD_BYTES) -> bytes:
+def upload_bytes(upload: Any, *, budget: int = reading.MAX_UPLOAD_BYTES) -> bytes:
     """An uploaded file's bytes, reading at most one byte past the cap (a larger file is refused
     by its size without being read whole)."""
     data: bytes = upload.read(max(0, budget) + 1)
@@ -301,7 +299,7 @@ def uploads_bytes(uploads: list[Any]) -> list[tuple[str, bytes]]:
     """Several uploaded files' names and bytes, reading no more than one byte past the cap on
     their total: once it is passed, the rest are not read (the total is refused by its size)."""
     files: list[tuple[str, bytes]] = []
-    left = asbuilt.MAX_UPLOAD_BYTES
+    left = reading.MAX_UPLOAD_BYTES
     for upload in uploads:
         data = upload_bytes(upload, budget=left)
         files.append((upload.name or "", data))
@@ -312,7 +310,6 @@ def uploads_bytes(uploads: list[Any]) -> list[tuple[str, bytes]]:
 
 
 PUNCH_ROWS_IN_PDF = 500  # beyond this the appendix says where the whole list is
-RACKS_IN_PDF = 40  # as the proposal: beyond this the drawing stays on the handover page
 
 
 def check_presented(*, check: AsBuiltCheck, limit: int | None = None) -> dict[str, Any]:
@@ -341,26 +338,13 @@ def latest_check_id(*, design: Design) -> int | None:
 
 
 def asbuilt_appendix_context(*, design: Design | None) -> dict[str, Any]:
-    """The acceptance report's appendices (phases 4 and 5 of the plan): the latest finished
-    as-built check of the design, its punch list and per-rack summary, and the design's rack
-    elevations. Empty when the design has no finished check: the appendix is then left out."""
+    """The acceptance report's appendix (phases 4 and 5 of the plan): the latest finished
+    as-built check of the design and its punch list; the rack elevations beside it are the
+    design document's (`planner.document`). Empty when the design has no finished check: the
+    appendix is then left out."""
     if design is None or design.result is None:
         return {}
     check = design.asbuilt_checks.filter(status=AsBuiltCheck.DONE).order_by("-finished_at").first()
     if check is None:
         return {}
-    elevations = design_elevations(services.design_engine(design=design))
-    labels = {
-        "power": _("Typical"),
-        "max": _("max"),
-        "over": _("over its height"),
-        "cable_manager": _("1U cable manager"),
-    }
-    return {
-        "asbuilt": check_presented(check=check, limit=PUNCH_ROWS_IN_PDF),
-        "elevations_racks": len(elevations.racks),
-        "elevations_warnings": [translated(warning) for warning in elevations.warnings],
-        "elevations_svg": (
-            elevations_svg(elevations, labels) if len(elevations.racks) <= RACKS_IN_PDF else ""
-        ),
-    }
+    return {"asbuilt": check_presented(check=check, limit=PUNCH_ROWS_IN_PDF)}

@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.downloads import download
 from core.errors import DomainError
 from planner import selectors
 from planner.asbuilt import services as asbuilt_services
@@ -80,9 +81,8 @@ def asbuilt_punch_csv(request: HttpRequest, pk: int, check_id: int) -> HttpRespo
     check = _check(request, pk, check_id)
     if check.status != AsBuiltCheck.DONE:
         raise Http404
-    response = HttpResponse(
-        asbuilt_services.asbuilt_punch_csv(check=check), content_type="text/csv"
+    return download(
+        asbuilt_services.asbuilt_punch_csv(check=check),
+        filename=f"design-{pk}-as-built-{check.pk}-punch-list.csv",
+        content_type="text/csv",
     )
-    name = f"design-{pk}-as-built-{check.pk}-punch-list.csv"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response

@@ -122,13 +122,6 @@ class BomTotal:
     unpriced_lines: int
 
 
-def _bom_rows(
-    result: DesignResult | Mapping[str, Any], prices: BomPrices | None
-) -> list[list[object]]:
-    """The BOM's rows in BOM_COLUMNS order, priced from `prices` (None: unpriced)."""
-    return _priced_bom(result, prices)[0]
-
-
 def _priced_bom(
     result: DesignResult | Mapping[str, Any], prices: BomPrices | None
 ) -> tuple[list[list[object]], BomTotal]:

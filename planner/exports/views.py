@@ -11,11 +11,11 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
-    StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from core.downloads import download_stream
 from core.errors import DomainError
 from planner import selectors
 from planner.exports import jobs as export_jobs
@@ -35,12 +35,12 @@ def _export(request: HttpRequest, pk: int, format: str) -> HttpResponseBase:
     except export_jobs.DesignNotSized as exc:
         raise Http404(exc.message) from exc
     if not large:
-        response = StreamingHttpResponse(
-            export_jobs.export_chunks(design=design, format=format), content_type="text/csv"
-        )
         stem = format.split(".")[0]
-        response["Content-Disposition"] = f'attachment; filename="design-{design.pk}-{stem}.csv"'
-        return response
+        return download_stream(
+            export_jobs.export_chunks(design=design, format=format),
+            filename=f"design-{design.pk}-{stem}.csv",
+            content_type="text/csv",
+        )
     job = export_jobs.export_request(user=request.user, design=design, format=format)
     return render(request, "planner/export_job.html", {"job": job, "design": design}, status=202)
 

@@ -2,7 +2,7 @@
 rack draws.
 
 Pure Python over the engine's `Design`, so pages, exports and the bench share one placement. The
-placement follows the engine's own geometry (`engine.media`): compute racks fill rows of
+placement follows the engine's own geometry (`engine.geometry`): compute racks fill rows of
 `racks_per_row` in server order; a top-of-rack leaf stands in the first rack of the servers it
 serves (rail leaves spread over their unit's racks, one rail per rack in turn); middle- and
 end-of-row leaves stand in their row's network rack; leaves in network racks, spines and cores
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from engine import names
 from engine.design import Design, PlaneDesign
-from engine.media import in_rack_leaf, rail_style
+from engine.geometry import in_rack_leaf, rail_style
 from engine.request import LeafPlacement
 from engine.text import Text, gettext_noop, text
 
@@ -205,7 +205,7 @@ def _leaf_locations(plane: PlaneDesign, design: Design) -> Iterator[tuple[str, s
                         yield name, None, -1
                     else:
                         # A single switch for many racks cannot stand in all of them: middle of
-                        # the row, as the engine measures its runs (`media.rack_run_m`).
+                        # the row, as the engine measures its runs (`geometry.rack_run_m`).
                         yield name, None, row if placement != LeafPlacement.TOR else 0
                     leaf_index += 1
                 first += group.servers

@@ -18,6 +18,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from core.downloads import download, download_stream
 from engine.design import Design as EngineDesign
 from planner import selectors, services
 from planner.exports import jobs as export_jobs
@@ -60,18 +61,6 @@ def _handover(request: HttpRequest, pk: int) -> _Handover:
     return _Handover(design=design, engine=engine, elevations=elevations)
 
 
-def _download(content: bytes | str, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-def _stream(chunks: Iterator[str], content_type: str, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(chunks, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
 def _svg_labels() -> dict[str, str]:
     return {
         "power": _("Typical"),
@@ -103,8 +92,10 @@ def handover(request: HttpRequest, pk: int) -> HttpResponse:
 @design_refusals
 def racks_svg(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
-    return _download(
-        elevations_svg(data.elevations, _svg_labels()), "image/svg+xml", f"design-{pk}-racks.svg"
+    return download(
+        elevations_svg(data.elevations, _svg_labels()),
+        filename=f"design-{pk}-racks.svg",
+        content_type="image/svg+xml",
     )
 
 
@@ -129,10 +120,10 @@ def racks_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
         headers=headers,
         sheet_name=_("Rack and U position"),
     )
-    return _download(
+    return download(
         content,
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        f"design-{pk}-racks.xlsx",
+        filename=f"design-{pk}-racks.xlsx",
+        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     )
 
 
@@ -149,7 +140,7 @@ def labels_pdf_view(request: HttpRequest, pk: int) -> HttpResponse:
     if not export_jobs.export_is_large(design=design, format=format):
         cables = list(export_jobs.design_label_cables(design=design))
         content = labels_pdf(cables, captions=export_jobs.label_captions())
-        return _download(content, "application/pdf", f"design-{pk}-labels.pdf")
+        return download(content, filename=f"design-{pk}-labels.pdf", content_type="application/pdf")
     try:
         job = export_jobs.export_request(
             user=request.user, design=design, format=format, language=get_language() or ""
@@ -165,7 +156,11 @@ def labels_pdf_view(request: HttpRequest, pk: int) -> HttpResponse:
 @design_refusals
 def labels_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     data = _handover(request, pk)
-    return _stream(labels_csv_chunks(data.cables()), "text/csv", f"design-{pk}-labels.csv")
+    return download_stream(
+        labels_csv_chunks(data.cables()),
+        filename=f"design-{pk}-labels.csv",
+        content_type="text/csv",
+    )
 
 
 @login_required
@@ -176,7 +171,7 @@ def netbox(request: HttpRequest, pk: int) -> HttpResponse:
     catalog = services.design_catalog(design=data.design)
     vendors = {sku: product.vendor for sku, product in catalog.by_sku().items()}
     content = netbox_zip(data.engine, data.elevations, data.cables(), vendors=vendors)
-    return _download(content, "application/zip", f"design-{pk}-netbox.zip")
+    return download(content, filename=f"design-{pk}-netbox.zip", content_type="application/zip")
 
 
 @login_required
@@ -186,7 +181,7 @@ def containerlab(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     rows = services.design_cabling(design=data.design)
     content = containerlab_yaml(data.engine, rows, name=f"ezmax-design-{pk}")
-    return _download(content, "application/yaml", f"design-{pk}.clab.yml")
+    return download(content, filename=f"design-{pk}.clab.yml", content_type="application/yaml")
 
 
 @login_required
@@ -194,7 +189,7 @@ def containerlab(request: HttpRequest, pk: int) -> HttpResponse:
 @design_refusals
 def slurm(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
-    return _download(topology_conf(data.engine), "text/plain", "topology.conf")
+    return download(topology_conf(data.engine), filename="topology.conf", content_type="text/plain")
 
 
 @login_required
@@ -203,8 +198,8 @@ def slurm(request: HttpRequest, pk: int) -> HttpResponse:
 def cabling_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     data = _handover(request, pk)
     about = {"id": data.design.pk, "name": data.design.name, "gpus": data.engine.gpus}
-    return _stream(
+    return download_stream(
         schedule_json_chunks(data.cables(), design=about),
-        "application/json",
-        f"design-{pk}-cabling.json",
+        filename=f"design-{pk}-cabling.json",
+        content_type="application/json",
     )

@@ -13,14 +13,14 @@ shapes them for the page, the API, the CLI and the proposal."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
 
+from core import vocabulary
 from core.errors import DomainError
 from engine.bom import bom_cost
 from engine.catalog import CatalogSnapshot
@@ -32,7 +32,8 @@ from engine.growth_steps import GrowthPlan, growth_steps
 from engine.job import Job, JobError, Sharding, job_to_dict, parse_job
 from engine.result import DesignResult
 from engine.search import alternatives
-from planner import presenters, services
+from planner import services
+from planner.frozen import SizedDesigns
 from planner.i18n import translated
 from planner.meaning.svg import ChartRow, meaning_chart_svg
 from planner.models import Design
@@ -223,16 +224,7 @@ def _short(design: EngineDesign) -> str:
     style = design.compute.shape.style
     leaf = design.compute.tier("leaf")
     ratio = (leaf.oversubscription or 1.0) if leaf and design.compute.shape.tiers >= 2 else 1.0
-    return f"{presenters.fabric_label(style)} {_ratio(max(1.0, ratio))}"
-
-
-def _alternative_label(key: str) -> str:
-    labels = {
-        "lowest_cost": _("lowest cost"),
-        "most_resilient": _("most resilient"),
-        "most_growth": _("most growth"),
-    }
-    return labels.get(key, key)
+    return f"{vocabulary.fabric_label(style)} {_ratio(max(1.0, ratio))}"
 
 
 def _bom_key(design: EngineDesign) -> tuple[tuple[str, str, int], ...]:
@@ -275,35 +267,6 @@ def _collective_rows(found: CommsEstimate) -> tuple[CollectiveRow, ...]:
         )
         for c in found.collectives
     )
-
-
-class SizedDesigns:
-    """The engine designs one document render needs, each sized once. Re-sizing a frozen
-    request on a stored catalog snapshot is pure, so the proposal's graph check, elevations and
-    cabling and its "what the design means" chapter share one design when they ask for the same
-    request on the same snapshot (its SHA-256 names the catalog's content). Lives for one
-    render: nothing is kept between documents."""
-
-    def __init__(self) -> None:
-        self._designs: dict[tuple[str, str], EngineDesign] = {}
-
-    def get(
-        self,
-        *,
-        snapshot_sha256: str,
-        request_data: Mapping[str, object],
-        size: Callable[[], EngineDesign],
-    ) -> EngineDesign:
-        """The design `size()` gives for `request_data` on the snapshot `snapshot_sha256`,
-        sized on the first ask; without a snapshot (a design saved before snapshots were kept)
-        the catalog has no content address, so it is sized every time."""
-        if not snapshot_sha256:
-            return size()
-        key = (snapshot_sha256, json.dumps(request_data, sort_keys=True, default=str))
-        found = self._designs.get(key)
-        if found is None:
-            found = self._designs[key] = size()
-        return found
 
 
 def _design_engine(design: Design, designs: SizedDesigns | None) -> EngineDesign:
@@ -373,7 +336,8 @@ def design_meaning(
             options.append(
                 Option(
                     key=other.label,
-                    label=_short(other), pick=_alternative_label(other.label), is_design=False,
+                    label=_short(other), is_design=False,
+                    pick=vocabulary.alternative_labels(other.labels, other.label),
                     gpus=other.gpus, cost=other_cost,
                     cost_per_gpu=(
                         (other_cost / other.gpus).quantize(Decimal("0.01")) if other_cost else None

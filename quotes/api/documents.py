@@ -16,9 +16,9 @@ from rest_framework.response import Response
 from core.api.base import ApiViewSet, User
 from core.api.json_types import JsonTypes
 from quotes import selectors
-from quotes.document_views import document_file_response
 from quotes.documents import document_request
 from quotes.models import Document, DocumentKind, DocumentStatus, Quote
+from quotes.views.documents import document_file_response
 
 PROBLEM = OpenApiResponse(response=OpenApiTypes.OBJECT, description="RFC 9457 problem details")
 ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM, 429: PROBLEM}

@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from catalog.models import PriceList
 from core.api.base import ApiViewSet, User
 from core.authentication import ModelPermissions
+from core.downloads import download
 from core.services import user_signed_in
 from customers.selectors import customer_for, opportunity_for
 from planner.selectors import design_for
@@ -424,9 +425,11 @@ class QuoteViewSet(
     def xlsx(self, request: Request, pk: str | None = None) -> HttpResponse:
         revision = self._current()
         language = translation.get_language() or "en"
-        response = HttpResponse(quote_xlsx(revision, language=language), content_type=XLSX_TYPE)
-        response["Content-Disposition"] = f'attachment; filename="{revision.label}.xlsx"'
-        return response
+        return download(
+            quote_xlsx(revision, language=language),
+            filename=f"{revision.label}.xlsx",
+            content_type=XLSX_TYPE,
+        )
 
     @extend_schema(
         summary="Every revision of the quote, newest first",

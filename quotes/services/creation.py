@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -15,10 +18,10 @@ from catalog.selectors import default_price_list
 from core.selectors import user_team
 from customers.models import Customer, Opportunity
 from engine.result import BomLineResult, DesignResult, ResultFormatError
+from planner.frozen import frozen_design_of
 from planner.models import Design
 from planner.selectors import designs_visible_to
 from quotes import pricing
-from quotes.frozen_design import FrozenDesign
 from quotes.models import (
     AuditAction,
     LineKind,
@@ -98,6 +101,123 @@ def _sales_contact(user: User, *, phone: str | None) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True)
+class _Terms:
+    currency: str
+    exchange_rate: Decimal
+    tax_rate: Decimal
+    services_tax_rate: Decimal
+    freight_tax_rate: Decimal
+
+
+def _commercial_terms(
+    price_list: PriceList,
+    *,
+    currency: str | None,
+    exchange_rate: Decimal | None,
+    tax_rate: Decimal | None,
+    validity_days: int,
+) -> _Terms:
+    """The currency, exchange rate and VAT rates a new quote is priced in, each refused in words
+    on its own field."""
+    currency = currency or price_list.currency
+    if currency == price_list.currency:
+        if exchange_rate not in (None, Decimal("1")):
+            raise QuoteInvalid(
+                _("Same currency as the price list: the exchange rate is 1."),
+                field="exchange_rate",
+            )
+        exchange_rate = Decimal("1")
+    elif exchange_rate is None or exchange_rate <= 0:
+        raise QuoteInvalid(
+            _("Give the exchange rate from %(from)s to %(to)s.")
+            % {"from": price_list.currency, "to": currency},
+            field="exchange_rate",
+        )
+    if tax_rate is None:
+        tax_rate = Decimal(getattr(price_list, "goods_vat_percent", 13)) / 100
+    if not Decimal("0") <= tax_rate < Decimal("1"):
+        raise QuoteInvalid(_("The tax rate is a fraction, e.g. 0.13 for 13%."), field="tax_rate")
+    services_tax_rate = Decimal(getattr(price_list, "services_vat_percent", 6)) / 100
+    freight_tax_rate = Decimal(getattr(price_list, "freight_vat_percent", 9)) / 100
+    if validity_days < 1:
+        raise QuoteInvalid(_("A quote is valid for at least one day."), field="validity_days")
+    return _Terms(
+        currency=currency,
+        exchange_rate=exchange_rate,
+        tax_rate=tax_rate,
+        services_tax_rate=services_tax_rate,
+        freight_tax_rate=freight_tax_rate,
+    )
+
+
+def _initial_lines(
+    revision: QuoteRevision,
+    *,
+    bom: list[BomLineResult],
+    items: Mapping[str, Any],
+    names: Mapping[str, Any],
+    services: Sequence[pricing.ServiceQuantity],
+) -> list[QuoteLine]:
+    """The first revision's lines, unsaved: the BOM's products in its order (a generic part as
+    a line without SKU or price), then the services, ten positions apart."""
+    lines: list[QuoteLine] = []
+    position = 0
+    for entry in bom:
+        if entry.catalog_gap:
+            if entry.category == "customer_supplied":
+                continue
+            # No catalog item fits: a line without SKU or price, to be priced by hand or
+            # replaced with a SKU before the quote can be submitted or sent.
+            position += 10
+            lines.append(
+                QuoteLine(
+                    revision=revision,
+                    position=position,
+                    kind=LineKind.PRODUCT,
+                    plane=entry.plane,
+                    tier=entry.tier,
+                    **_gap_description(entry).fields(),
+                    quantity=entry.quantity,
+                )
+            )
+            continue
+        item = items[entry.sku]
+        if item.category == "customer_supplied":
+            continue  # the customer's own servers: endpoints, not sold
+        position += 10
+        lines.append(
+            QuoteLine(
+                revision=revision,
+                position=position,
+                kind=LineKind.PRODUCT,
+                plane=entry.plane,
+                tier=entry.tier,
+                sku=item.sku,
+                **names.get(item.sku, typed(entry.description)).fields(),
+                quantity=entry.quantity,
+                **_frozen_fields(item),
+            )
+        )
+    for service in services:
+        item = items[service.sku]
+        position += 10
+        lines.append(
+            QuoteLine(
+                revision=revision,
+                position=position,
+                kind=LineKind.SERVICE,
+                plane=SERVICES_PLANE,
+                tier=service.tier,
+                sku=service.sku,
+                **names.get(service.sku, typed(service.sku)).fields(),
+                quantity=service.quantity,
+                **_frozen_fields(item),
+            )
+        )
+    return lines
+
+
 def quote_create(
     *,
     user: User,
@@ -139,28 +259,13 @@ def quote_create(
     price_list = price_list or default_price_list()
     if price_list is None:
         raise QuoteInvalid(_("No price list: load the catalog first."), field="price_list")
-    currency = currency or price_list.currency
-    if currency == price_list.currency:
-        if exchange_rate not in (None, Decimal("1")):
-            raise QuoteInvalid(
-                _("Same currency as the price list: the exchange rate is 1."),
-                field="exchange_rate",
-            )
-        exchange_rate = Decimal("1")
-    elif exchange_rate is None or exchange_rate <= 0:
-        raise QuoteInvalid(
-            _("Give the exchange rate from %(from)s to %(to)s.")
-            % {"from": price_list.currency, "to": currency},
-            field="exchange_rate",
-        )
-    if tax_rate is None:
-        tax_rate = Decimal(getattr(price_list, "goods_vat_percent", 13)) / 100
-    if not Decimal("0") <= tax_rate < Decimal("1"):
-        raise QuoteInvalid(_("The tax rate is a fraction, e.g. 0.13 for 13%."), field="tax_rate")
-    services_tax_rate = Decimal(getattr(price_list, "services_vat_percent", 6)) / 100
-    freight_tax_rate = Decimal(getattr(price_list, "freight_vat_percent", 9)) / 100
-    if validity_days < 1:
-        raise QuoteInvalid(_("A quote is valid for at least one day."), field="validity_days")
+    terms = _commercial_terms(
+        price_list,
+        currency=currency,
+        exchange_rate=exchange_rate,
+        tax_rate=tax_rate,
+        validity_days=validity_days,
+    )
 
     today = timezone.localdate()
     servers, switches, gpus = _design_counts(result)
@@ -190,80 +295,27 @@ def quote_create(
             design=design,
             owner=user,
             team=team,
-            currency=currency,
+            currency=terms.currency,
             sales_contact=_sales_contact(user, phone=contact_phone),
         )
         revision = QuoteRevision.objects.create(
             quote=quote,
             number=0,
-            design_snapshot=FrozenDesign.of(design).to_json(),
+            frozen_design=frozen_design_of(design=design),
             price_list_code=price_list.code,
             price_list_currency=price_list.currency,
             prices_are_samples=bool(getattr(price_list, "is_sample", True)),
-            currency=currency,
-            exchange_rate=exchange_rate,
-            tax_rate=tax_rate,
-            services_tax_rate=services_tax_rate,
-            freight_tax_rate=freight_tax_rate,
+            currency=terms.currency,
+            exchange_rate=terms.exchange_rate,
+            tax_rate=terms.tax_rate,
+            services_tax_rate=terms.services_tax_rate,
+            freight_tax_rate=terms.freight_tax_rate,
             payment_milestones=milestones,
             validity_days=validity_days,
             support_years=support_years,
             created_by=user,
         )
-        lines = []
-        position = 0
-        for entry in bom:
-            if entry.catalog_gap:
-                if entry.category == "customer_supplied":
-                    continue
-                # No catalog item fits: a line without SKU or price, to be priced by hand or
-                # replaced with a SKU before the quote can be submitted or sent.
-                position += 10
-                lines.append(
-                    QuoteLine(
-                        revision=revision,
-                        position=position,
-                        kind=LineKind.PRODUCT,
-                        plane=entry.plane,
-                        tier=entry.tier,
-                        **_gap_description(entry).fields(),
-                        quantity=entry.quantity,
-                    )
-                )
-                continue
-            item = items[entry.sku]
-            if item.category == "customer_supplied":
-                continue  # the customer's own servers: endpoints, not sold
-            position += 10
-            lines.append(
-                QuoteLine(
-                    revision=revision,
-                    position=position,
-                    kind=LineKind.PRODUCT,
-                    plane=entry.plane,
-                    tier=entry.tier,
-                    sku=item.sku,
-                    **names.get(item.sku, typed(entry.description)).fields(),
-                    quantity=entry.quantity,
-                    **_frozen_fields(item),
-                )
-            )
-        for service in services:
-            item = items[service.sku]
-            position += 10
-            lines.append(
-                QuoteLine(
-                    revision=revision,
-                    position=position,
-                    kind=LineKind.SERVICE,
-                    plane=SERVICES_PLANE,
-                    tier=service.tier,
-                    sku=service.sku,
-                    **names.get(service.sku, typed(service.sku)).fields(),
-                    quantity=service.quantity,
-                    **_frozen_fields(item),
-                )
-            )
+        lines = _initial_lines(revision, bom=bom, items=items, names=names, services=services)
         QuoteLine.objects.bulk_create(lines)
         # The terms say what the lines quote (installation included when it is listed).
         # Written in both languages (each reader reads their own); stored in the customer's.

@@ -436,7 +436,7 @@ def revision_terms_update(
 
 
 _COPIED_FIELDS = (
-    "design_snapshot", "price_list_code", "price_list_currency", "prices_are_samples",
+    "frozen_design", "price_list_code", "price_list_currency", "prices_are_samples",
     "currency", "exchange_rate", "tax_rate", "services_tax_rate", "freight_tax_rate",
     "payment_milestones", "terms", "terms_written", "validity_days", "support_years",
 )  # fmt: skip

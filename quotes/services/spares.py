@@ -6,7 +6,6 @@ pinned (else its design's), never today's catalog."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -16,14 +15,8 @@ from engine.catalog import CatalogSnapshot
 from engine.design import Design as EngineDesign
 from engine.failures import spares
 from engine.text import Text
-from planner.models import SizingSnapshot
+from planner.frozen import FrozenDesignHasNoResult, frozen_engine_and_catalog
 from planner.presenters import generic_name
-from planner.services import (
-    design_catalog,
-    design_engine,
-    sizing_snapshot_catalog,
-    sizing_snapshot_engine,
-)
 from quotes import transitions
 from quotes.models import QuoteLine, QuoteRevision
 from quotes.services.errors import QuoteInvalid
@@ -49,21 +42,15 @@ class SparesAdded:
 
 def revision_engine_design(revision: QuoteRevision) -> tuple[EngineDesign, CatalogSnapshot]:
     """The engine's design the revision froze and the catalog it was sized with."""
-    frozen_design = revision.frozen_design
-    request: dict[str, Any] = dict(frozen_design.request)
-    design = revision.quote.design
-    if not request or design is None or design.result is None:
-        raise QuoteHasNoDesign(_("The quote's design has no sized result to derive this from."))
-    pinned = frozen_design.sizing_snapshot_sha256
-    snapshot = SizingSnapshot.objects.filter(sha256=pinned).first() if pinned else None
-    frozen = frozen_design.result_json  # re-derived, it must give exactly this
-    if snapshot is not None:
-        return (
-            sizing_snapshot_engine(snapshot=snapshot, request_data=request, expected_result=frozen),
-            sizing_snapshot_catalog(snapshot=snapshot),
-        )
-    engine = design_engine(design=design, request_data=request, expected_result=frozen)
-    return engine, design_catalog(design=design)
+    frozen = revision.frozen_design
+    try:
+        if frozen is None:
+            raise FrozenDesignHasNoResult("no frozen design")
+        return frozen_engine_and_catalog(frozen=frozen, design=revision.quote.design)
+    except FrozenDesignHasNoResult:
+        raise QuoteHasNoDesign(
+            _("The quote's design has no sized result to derive this from.")
+        ) from None
 
 
 def engine_gap_texts(design: EngineDesign) -> dict[str, Text]:

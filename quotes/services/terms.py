@@ -14,6 +14,7 @@ from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from core.vocabulary import phase_label
 from quotes import pricing
 from quotes.models import AuditAction, LineKind, QuoteLine, QuoteRevision
 from quotes.selectors import SERVICES_PLANE
@@ -26,7 +27,7 @@ from quotes.transitions import Action
 HUNDRED = Decimal("100")
 MAX_TAX_PERCENT = Decimal("99.99")
 
-# The implementation plan's phases (planner.presenters.PHASE_LABELS), in order.
+# The implementation plan's phases (core.vocabulary.PHASE_NAMES), in order.
 PHASES = ("requirements", "design", "poc", "pilot", "full", "operations")
 # 30 % when the design is confirmed (the order), 60 % on completing the full deployment
 # (delivery), 10 % at the start of operations (final acceptance).
@@ -37,18 +38,6 @@ DEFAULT_MILESTONES: tuple[tuple[str, Decimal], ...] = (
 )
 
 FREIGHT_PLANE = "freight"
-
-
-def phase_label(phase: str) -> str:
-    labels = {
-        "requirements": _("Requirements"),
-        "design": _("Design"),
-        "poc": _("Proof of concept"),
-        "pilot": _("Pilot"),
-        "full": _("Full deployment"),
-        "operations": _("Operations"),
-    }
-    return labels.get(phase, phase)
 
 
 def tax_rate_from_percent(value: Any, *, field: str) -> Decimal:

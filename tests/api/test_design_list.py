@@ -16,6 +16,7 @@ from tests.quotes.factories import CustomerFactory, DesignFactory
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow
 def test_the_list_answers_what_the_serializer_says(engineer, teammate):
     customer = CustomerFactory(team=engineer.membership.team)
     source = DesignFactory(owner=engineer, customer=customer, name='Ünïcode "quoted" 设计')

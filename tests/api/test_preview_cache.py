@@ -43,6 +43,7 @@ def api(engineer):
     return client
 
 
+@pytest.mark.slow
 def test_the_same_request_is_answered_from_the_cache(catalog, api, sizings):
     first = api.post(URL, REQUEST, format="json")
     # The same request with its keys in another order is the same canonical request.

@@ -66,12 +66,14 @@ def test_bad_row_on_reload_keeps_the_catalog_as_it_was(seeded, seed, dry_run):
     assert CableSpec.objects.get(product__sku="MCP4Y10-N001").end_b == "OSFP"
 
 
+@pytest.mark.slow
 def test_dry_run_reports_and_saves_nothing(db, seed_data):
     result = catalog_load(seed_data, dry_run=True)
     assert result.counts["products"]["created"] == len(seed_data["products"])
     assert not Product.objects.exists()
 
 
+@pytest.mark.slow
 def test_load_catalog_dry_run_command(db, tmp_path, seed, capsys):
     call_command("load_catalog", "--dry-run")
     assert "nothing was saved" in capsys.readouterr().out

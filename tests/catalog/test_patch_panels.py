@@ -53,6 +53,7 @@ def test_seed_panels_load_and_match_the_seed(seeded, seed_data):
     assert catalog_problems() == []
 
 
+@pytest.mark.slow
 def test_panel_without_connector_rejects_the_load(db, seed):
     del seed_product(seed, "PP-1U-48-LC")["spec"]["connector"]
     with pytest.raises(CatalogDataError) as info:

@@ -17,6 +17,7 @@ def _history_rows():
     )
 
 
+@pytest.mark.slow
 def test_load_catalog_twice_changes_nothing(db, seed_data, capsys):
     call_command("load_catalog")
     first = capsys.readouterr().out
@@ -56,6 +57,7 @@ def _assert_nothing_loaded():
     assert MediaRule.objects.count() == 0
 
 
+@pytest.mark.slow
 def test_negative_price_rejects_the_whole_load(db, seed):
     seed["price_lists"][0]["prices"][0]["amount"] = "-1.00"
     sku = seed["price_lists"][0]["prices"][0]["sku"]
@@ -65,6 +67,7 @@ def test_negative_price_rejects_the_whole_load(db, seed):
     _assert_nothing_loaded()
 
 
+@pytest.mark.slow
 def test_zero_reach_is_an_error_on_the_reach_field(db, seed):
     seed_product(seed, "EZMAX-SFP28-25G-SR")["spec"]["reaches"]["OM4"] = 0
     with pytest.raises(CatalogDataError) as info:
@@ -75,6 +78,7 @@ def test_zero_reach_is_an_error_on_the_reach_field(db, seed):
     _assert_nothing_loaded()
 
 
+@pytest.mark.slow
 def test_breakout_that_does_not_divide_the_port_is_rejected(db, seed):
     # 3 x 200G = 600G is not an 800G port; 800 = 2 x 400 would be fine.
     group = seed_product(seed, "MSN5600-VS2FC")["spec"]["port_groups"][0]
@@ -87,6 +91,7 @@ def test_breakout_that_does_not_divide_the_port_is_rejected(db, seed):
     _assert_nothing_loaded()
 
 
+@pytest.mark.slow
 def test_cable_breakout_must_divide_the_speed(db, seed):
     spec = seed_product(seed, "MCP7Y00-N001")["spec"]
     spec["breakout_ways"] = 3  # 800G into 3 legs is not a whole number of Gb/s per leg
@@ -96,6 +101,7 @@ def test_cable_breakout_must_divide_the_speed(db, seed):
     _assert_nothing_loaded()
 
 
+@pytest.mark.slow
 def test_zero_media_rule_reach_and_missing_spec_field_are_both_reported(db, seed):
     seed["media_rules"][0]["max_reach_m"] = 0
     del seed_product(seed, "NETI710-2CP")["spec"]["pcie_lanes"]
@@ -107,6 +113,7 @@ def test_zero_media_rule_reach_and_missing_spec_field_are_both_reported(db, seed
     _assert_nothing_loaded()
 
 
+@pytest.mark.slow
 def test_unknown_form_factor_on_a_cable_end_is_rejected(db, seed):
     seed_product(seed, "EZMAX-SFP28-DAC-1M")["spec"]["end_b"] = "SFP99"
     with pytest.raises(CatalogDataError) as info:

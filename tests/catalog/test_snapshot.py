@@ -132,6 +132,7 @@ def test_seed_partner_items_match_public_specs(seed_data):
     )
 
 
+@pytest.mark.slow
 def test_db_snapshot_equals_seed_snapshot(db, seed_data):
     call_command("load_catalog", verbosity=0)
     from_db = catalog_snapshot()

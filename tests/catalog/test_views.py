@@ -111,6 +111,7 @@ def test_fibre_longer_than_reach_is_not_compatible(seeded):
     assert "MFP7E30-N050" not in items  # OS2
 
 
+@pytest.mark.slow
 def test_every_seed_product_page_renders(seeded, seed_data, engineer_client):
     for entry in seed_data["products"]:
         response = engineer_client.get(detail_url(entry["sku"]))

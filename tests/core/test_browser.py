@@ -7,6 +7,7 @@ from tests.conftest import screenshot
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 
+@pytest.mark.slow
 def test_login_and_switch_language(live_server, page, engineer):
     page.goto(f"{live_server.url}/")
     page.fill("input[name=username]", "engineer")
@@ -35,6 +36,7 @@ def test_wrong_password_shows_an_error(live_server, page, engineer):
     assert page.locator("[role=alert]").is_visible()
 
 
+@pytest.mark.slow
 def test_api_docs_render_under_the_content_security_policy(live_server, page):
     errors = []
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)

@@ -54,6 +54,7 @@ def test_a_lease_not_renewed_for_longer_than_its_period_is_taken_over(settings):
     assert lease_renew(model=WorkerProbe, pk=probe.pk, owner=second.lease_owner, seconds=30)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_heartbeat_keeps_a_short_lease_alive_and_stops_when_taken_over():
     probe = WorkerProbe.objects.create()

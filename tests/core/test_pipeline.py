@@ -22,6 +22,7 @@ def _wait_for(predicate, timeout_s: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_worker_process_runs_task_and_writes_result(settings, start_worker):
     if IN_CI:
         # CI must prove the production pipeline, not the embedded fallback.
@@ -44,6 +45,7 @@ def test_worker_process_runs_task_and_writes_result(settings, start_worker):
     assert probe.finished_at >= probe.created_at
 
 
+@pytest.mark.slow
 def test_nothing_is_queued_when_the_transaction_rolls_back(settings, start_worker):
     from django.db import transaction
 

@@ -44,6 +44,7 @@ def test_production_refuses_to_start_without(missing):
     assert f"Set the environment variable {missing}" in result.stderr
 
 
+@pytest.mark.slow
 def test_production_passes_deploy_checks():
     result = _manage("check", "--deploy", "--fail-level", "WARNING", env=GOOD)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -119,28 +119,53 @@ def test_planned_product_warns() -> None:
     assert "lifecycle_planned" in {w.code for w in design.warnings}
 
 
+def assert_labels_true(options) -> None:
+    """Each label sits on the option that is best by its own measure among those offered."""
+    from engine.failures import failure_effects
+
+    def worst(option):
+        return max((e.servers_cut_off, e.servers_degraded) for e in failure_effects(option))
+
+    for option in options:
+        others = [o for o in options if o is not option]
+        if "most_growth" in option.labels:
+            reach = option.compute.growth.max_gpus_current_spines
+            assert all(reach >= o.compute.growth.max_gpus_current_spines for o in others)
+        if "most_resilient" in option.labels:
+            assert all(worst(option) <= worst(o) for o in others)
+        if "lowest_cost" in option.labels and option.cost is not None:
+            assert not option.unpriced_lines  # never on an option with lines still to price
+            per_gpu = Decimal(option.cost) / option.gpus
+            assert all(
+                per_gpu <= Decimal(o.cost) / o.gpus
+                for o in others
+                if o.cost is not None and not o.unpriced_lines
+            )
+
+
 def test_alternatives_rank_and_explain() -> None:
     request = parse_request({"gpus": 2048, "nic_speed": 400}, CATALOG)
     options = alternatives(request, CATALOG)
     assert 1 <= len(options) <= 3
     assert all(option.notes for option in options)
-    # Labelled by what each optimises, each a different design; without prices the lowest
-    # "cost" is the fewest switches.
-    labels = [o.label for o in options]
-    assert labels[0] == "lowest_cost"
-    assert len(set(labels)) == len(labels)
+    # Labelled by what each is best at, each a different design (one may win several labels);
+    # without prices the lowest "cost" is the fewest switches.
+    assert options[0].labels[0] == options[0].label == "lowest_cost"
+    assert sorted(code for o in options for code in o.labels) == sorted(
+        {"lowest_cost", "most_resilient", "most_growth"}
+    )
     switches = [sum(t.count for t in o.compute.tiers) for o in options]
     assert switches[0] == min(switches)
-    resilient = next((o for o in options if o.label == "most_resilient"), None)
-    if resilient is not None:
-        spines = [o.compute.shape.spines_per_pod for o in options]
-        assert resilient.compute.shape.spines_per_pod == max(spines)
+    assert_labels_true(options)
     prices = {"SW-64x400": Decimal("20000"), "SW-64x800": Decimal("45000")}
     priced = alternatives(request, CATALOG, prices)
-    # Fully priced designs first; among them the lowest cost per GPU leads.
+    # Fully priced designs first; among them the lowest cost per GPU leads. Only the switches
+    # are priced here, so every design has lines to price: the first is the cheapest "so far",
+    # never called the lowest cost.
     first = priced[0]
-    assert first.label == "lowest_cost"
     fully = [o for o in priced if not o.unpriced_lines]
+    assert first.label == ("lowest_cost" if fully else "lowest_cost_so_far")
+    assert_labels_true(priced)
     if fully:
         assert not first.unpriced_lines
         assert Decimal(first.cost or 0) == min(Decimal(o.cost or 0) for o in fully)

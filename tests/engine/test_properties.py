@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -107,6 +108,7 @@ def test_achieved_oversubscription_never_exceeds_target(data: dict[str, object])
             assert down <= tier.oversubscription_target * up + 1e-9
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(requests(max_servers=160))
 def test_analytic_bisection_equals_min_cut(data: dict[str, object]) -> None:
@@ -117,6 +119,7 @@ def test_analytic_bisection_equals_min_cut(data: dict[str, object]) -> None:
     assert compute.bisection_gbps == compute.analytic_bisection_gbps
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(requests(max_servers=400))
 def test_symmetry_cut_equals_full_cut(data: dict[str, object]) -> None:

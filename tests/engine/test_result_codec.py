@@ -42,8 +42,8 @@ TOP_KEYS = {
     "switches", "links", "links_total", "cables_total", "transceivers_total", "oversubscription",
     "bisection_gbps", "bandwidth_per_gpu_gbps", "bandwidth_per_server_gbps", "growth", "power_w",
     "power_max_w", "power_per_rack_w", "power_per_row_w", "catalog_gaps", "bom", "warnings",
-    "notes", "notes_text", "cost", "cost_estimated", "unpriced_lines", "label", "planes",
-    "request",
+    "notes", "notes_text", "cost", "cost_estimated", "unpriced_lines", "label", "labels",
+    "planes", "request",
 }  # fmt: skip
 LINK_KEYS = {
     "plane", "a", "b", "count", "speed_gbps", "media", "length_m", "cable_sku",

@@ -145,6 +145,7 @@ def test_the_uplink_speed_chosen_is_never_beaten(
         assert (_switches(other), other_shape.leaves * other_shape.leaf_uplinks) >= key
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     servers=st.integers(min_value=2, max_value=800),
@@ -245,3 +246,69 @@ def test_today_never_buys_more_than_growth(servers: int, leaf: str, ratio: int) 
     # Every server keeps all its rails either way.
     for design in (today, growth):
         assert sum(g.links for g in design.compute.links if g.a == "server") == servers * 8
+
+
+# --- Truthful labels (issue 26, item 3) over the seed catalog and its prices -----------------
+
+
+def _seed_catalog_and_prices():  # type: ignore[no-untyped-def]
+    import json
+    from decimal import Decimal
+
+    from catalog.services import SEED_PATH
+    from catalog.snapshot import snapshot_from_seed
+
+    data = json.loads(SEED_PATH.read_text(encoding="utf-8"))
+    catalog = snapshot_from_seed(data)
+    price_list = next(p for p in data["price_lists"] if p["code"] == "CNY-2026")
+    prices = {p["sku"]: Decimal(str(p["amount"])) for p in price_list["prices"]}
+    return catalog, prices
+
+
+SEED, SEED_PRICES = _seed_catalog_and_prices()
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(
+    servers=st.integers(1, 512),
+    nic_speed=st.sampled_from([25, 100, 200, 400]),
+    ratio=st.sampled_from([None, 1, 2, 3]),
+    fabric=st.sampled_from([None, "rail", "tor"]),
+)
+def test_every_label_is_true_to_the_figures_shown(
+    servers: int, nic_speed: int, ratio: int | None, fabric: str | None
+) -> None:
+    """On any request, each label sits on the option that is best by its own measure among
+    the options offered; "lowest cost" never on an option with lines still to price; no
+    management switch (most ports slower than the NICs) is offered as a compute leaf."""
+    from tests.engine.test_outputs import assert_labels_true
+
+    fields: dict[str, object] = {"gpus": servers * 8, "nic_speed": nic_speed}
+    if ratio is not None:
+        fields["oversubscription"] = ratio
+    if fabric is not None:
+        fields["fabric"] = fabric
+    try:
+        options = alternatives(parse_request(fields, SEED), SEED, SEED_PRICES)
+    except (RequestError, DesignError):
+        assume(False)
+        return
+    assert 1 <= len(options) <= 3
+    assert len({id(o) for o in options}) == len(options)
+    assert_labels_true(options)
+    codes = [code for o in options for code in o.labels]
+    assert len(codes) == len(set(codes))  # each label on one option only
+    for option in options:
+        leaf = option.compute.tiers[0]
+        model = SEED.by_sku().get(leaf.switch)
+        if model is not None:
+            main = max(model.port_groups, key=lambda g: (g.count, g.speed_gbps))  # type: ignore[attr-defined]
+            assert main.speed_gbps >= nic_speed, leaf.switch
+
+
+def test_a_management_switch_is_never_a_25g_compute_leaf() -> None:
+    # The issue's case: MSN2201 (48 x 1G RJ45, 4 x 100G) was offered as a 25G compute leaf,
+    # its four 100G ports broken out into 16 x 25G.
+    options = alternatives(parse_request({"gpus": 64, "nic_speed": 25}, SEED), SEED, SEED_PRICES)
+    assert all(o.compute.tiers[0].switch != "MSN2201-CB2F" for o in options)

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner import services
+from planner.asbuilt import reading
 from planner.asbuilt import services as asbuilt_services
 from planner.asbuilt.models import AsBuiltCheck
-from planner.handover import asbuilt
-from planner.handover.asbuilt import MAX_UPLOAD_BYTES, parse_lldp
+from planner.asbuilt.reading import MAX_UPLOAD_BYTES, parse_lldp
 from planner.handover.cable_ids import legs
 from planner.selectors import DesignNotFound
 from tests.conftest import load_seed_catalog
@@ -176,8 +176,8 @@ def test_any_upload_is_read_or_refused_in_words(data, filename):
     # problems, never another exception (which the API turned into a 500).
     problems = []
     try:
-        _kind, neighbours = asbuilt.read_upload(data, filename=filename)
-    except asbuilt.UploadRejected as refused:
+        _kind, neighbours = reading.read_upload(data, filename=filename)
+    except reading.UploadRejected as refused:
         problems, neighbours = refused.problems, []
         assert problems, data  # a refusal names at least one problem
     assert all(problem.code for problem in problems)
@@ -428,7 +428,7 @@ def test_a_zip_is_refused_naming_the_member_for_folders_archives_and_bombs(
     assert _problems(engineer, design, b"PK\x03\x04 not really", "b.zip") == [
         "This is not a ZIP archive that can be read."
     ]
-    monkeypatch.setattr(asbuilt, "MAX_FILES", 3)
+    monkeypatch.setattr(reading, "MAX_FILES", 3)
     assert _problems(engineer, design, _zip(good[:4]), "b.zip") == [
         "4 files; one upload takes at most 3."
     ]

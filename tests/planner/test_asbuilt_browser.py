@@ -14,6 +14,7 @@ from tests.planner.test_browser import console_errors
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 
+@pytest.mark.slow
 def test_engineer_uploads_lldp_and_sees_the_punch_list(live_server, page, engineer, tmp_path):
     load_seed_catalog()
     design = services.design_create(owner=engineer, name="Pilot", request_data=REQUEST)

@@ -14,6 +14,7 @@ from tests.planner.test_asbuilt import REQUEST, _faulty, _links, _lldp
 from tests.quotes.test_documents import full_catalog, make_quote, pdf_text  # noqa: F401
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_plan_pdf_has_the_punch_list_and_rack_elevations(full_catalog, engineer):  # noqa: F811
     quote = make_quote(engineer, request=REQUEST)

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from planner.asbuilt import services as asbuilt_services
 from planner.asbuilt.models import AsBuiltCheck
-from planner.handover.asbuilt import parse_lldp
+from planner.asbuilt.reading import parse_lldp
 from tests.planner.test_asbuilt import _csv, _faulty, _links, _lldp, _lldp_files, _zip
 from tests.planner.test_asbuilt import design as design  # the fixture, re-exported
 from tests.planner.test_asbuilt import english as english  # the fixture, re-exported

@@ -46,6 +46,7 @@ def wait_value(page, testid: str, expected: object) -> None:
     page.wait_for_selector(f'[data-testid={testid}][data-value="{expected}"]')
 
 
+@pytest.mark.slow
 def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, settings):
     load_seed_catalog()
     errors = console_errors(page)
@@ -140,6 +141,7 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
     assert errors == [], errors  # CSP violations and script errors show up here
 
 
+@pytest.mark.slow
 def test_wizard_at_wide_screen_and_design_page_at_16k_gpus(live_server, browser, engineer):
     """The large diagram stays readable; the wide layout holds (screenshots are looked at)."""
     load_seed_catalog()

@@ -85,6 +85,7 @@ def test_bad_json_file_is_one_line(tmp_path):
         size("--request", str(path))
 
 
+@pytest.mark.slow
 def test_exit_status_is_non_zero_and_nothing_is_printed_as_a_design(settings):
     result = subprocess.run(
         [sys.executable, "manage.py", "size", "--gpus", "0", "--nic-speed", "400"],

@@ -52,6 +52,7 @@ def _retire_and_reprice(sku: str, capture) -> Decimal:
     return old
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_a_saved_design_keeps_its_parts_and_prices_after_the_catalog_changes(
     full_catalog, engineer, client, django_capture_on_commit_callbacks
@@ -231,24 +232,23 @@ def test_a_design_saved_before_snapshots_is_frozen_when_its_catalog_is_still_cur
 def test_a_quote_that_pinned_its_snapshot_keeps_it_whatever_its_design_points_at(
     full_catalog, engineer, django_capture_on_commit_callbacks
 ):
-    """A quote may pin the snapshot its design was sized with (`design_snapshot` holds its
-    SHA-256): the proposal's cabling then comes from that one, even if the design row (a draft
-    re-saved, say) now points at another."""
-    from quotes.pdf import _engine_design
+    """A quote pins the snapshot its design was sized with (its FrozenDesign points at it):
+    the proposal's cabling then comes from that one, even if the design row (a draft re-saved,
+    say) now points at another."""
+    from planner.frozen import frozen_engine
 
     design = services.design_create(owner=engineer, name="256 GPUs", request_data=REQUEST_256)
     customer = Customer.objects.create(name_en="Acme", team=engineer.membership.team)
     revision = quote_create(user=engineer, design=design, customer=customer).current_revision
     assert design.sizing_snapshot is not None
-    revision.design_snapshot["sizing_snapshot"] = design.sizing_snapshot.sha256
-    revision.save()
+    assert revision.frozen_design.sizing_snapshot_id == design.sizing_snapshot_id
     _retire_and_reprice(RETIRED, django_capture_on_commit_callbacks)
     today = services.design_size(request_data=REQUEST_256)
     Design.objects.filter(pk=design.pk).update(
         sizing_snapshot=services._snapshot_row(today.catalog)
     )
     revision.refresh_from_db()
-    engine = _engine_design(revision, revision.design_snapshot["request"])
+    engine = frozen_engine(frozen=revision.frozen_design, design=revision.quote.design)
     assert engine is not None
     cables = [row.cable for row in iter_cabling(engine)]
     assert cables.count(RETIRED) == 192

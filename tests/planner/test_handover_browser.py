@@ -14,6 +14,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 PHONE_PX = 390
 
 
+@pytest.mark.slow
 def test_the_design_pages_elevations_scroll_in_their_box_at_390_px(live_server, browser, engineer):
     load_seed_catalog()
     design = services.design_create(owner=engineer, name="1k", request_data=GPUS_1024)

@@ -7,6 +7,7 @@ import json
 from functools import cache
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def _requests(catalog: CatalogSnapshot) -> st.SearchStrategy[dict[str, object]]:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), storage=st.booleans(), oob=st.booleans())
 def test_ids_are_unique_and_stable_over_random_designs(

@@ -67,6 +67,7 @@ def test_a_small_sheet_comes_at_once(small, engineer_client):
     assert not ExportJob.objects.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_over_the_cap_the_link_starts_one_job_and_its_page_shows_the_bar(
     small, engineer, engineer_client, settings

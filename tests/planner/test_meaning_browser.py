@@ -12,6 +12,7 @@ from tests.planner.test_meaning_service import GRADIENT_SECONDS_1_1, RAIL_1024
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 
+@pytest.mark.slow
 def test_engineer_states_a_job_and_sees_its_step_time(live_server, page, engineer):
     load_seed_catalog()
     design = services.design_create(owner=engineer, name="1,024 GPUs", request_data=RAIL_1024)

@@ -16,6 +16,7 @@ from tests.quotes.test_documents import make_quote, pdf_text
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_proposal_carries_the_chapter(engineer, language):
     load_seed_catalog()

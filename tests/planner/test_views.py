@@ -288,6 +288,7 @@ def test_bom_csv_quantities_equal_the_designs_bom(engineer_client, design):
     ]
 
 
+@pytest.mark.slow
 def test_bom_xlsx(engineer_client, design):
     response = engineer_client.get(reverse("planner:bom-xlsx", args=[design.pk]))
     sheet = load_workbook(io.BytesIO(response.content)).active
@@ -349,6 +350,7 @@ def test_list_filters_and_paginates(engineer_client, catalog, engineer, teammate
     assert len(response.context["designs"]) == 25
 
 
+@pytest.mark.slow
 def test_with_the_database_catalog(engineer_client, db):
     """Once end to end with the catalog loaded the way production loads it."""
     call_command("load_catalog", stdout=StringIO())

@@ -121,6 +121,7 @@ def _check(quote: Quote) -> None:
             assert served.content_sha256 == revision.approved_sha256 == says
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,

@@ -71,6 +71,7 @@ def full_catalog(db):
 # --- documents -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("made_in", "printed_in"), [("en", "zh-hans"), ("zh-hans", "en")], ids=["en-to-zh", "zh-to-en"]

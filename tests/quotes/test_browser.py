@@ -26,6 +26,7 @@ def new_page(browser):
     return page
 
 
+@pytest.mark.slow
 def test_engineer_quotes_manager_approves_customer_accepts(
     live_server, page, browser, catalog, engineer, manager, design, customer, discount_policy
 ):

@@ -369,6 +369,7 @@ def _totals_note(language: str, lines: int) -> str:
     return f"合计不含{lines}行待定价项目。"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("language", "marker"), [("en", "To be priced"), ("zh-hans", "待定价")])
 def test_proposal_pdf_marks_the_line_to_be_priced(engineer, language, marker):
     from customers.models import Customer

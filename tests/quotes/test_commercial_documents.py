@@ -19,10 +19,11 @@ from PIL import Image
 from catalog.models import Price
 from engine.cabling import CablingRow
 from engine.catalog import MediaKind
+from planner.document import CABLING_ROWS_IN_PDF
 from planner.exports import files as exports
 from quotes import services
 from quotes.models import Document, Quote, QuoteRevision, QuoteStatus
-from quotes.pdf import CABLING_ROWS_IN_PDF, DRAFT_MARK, render_document, template_version_for
+from quotes.pdf import DRAFT_MARK, render_document, template_version_for
 from tests.quotes.factories import small_result
 from tests.quotes.test_documents import full_catalog, make_quote  # noqa: F401 (a fixture)
 
@@ -70,6 +71,7 @@ needs_poppler = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.django_db
 def test_a_revision_not_approved_prints_the_draft_mark_on_every_page(
@@ -209,6 +211,7 @@ def test_the_cabling_sheet_is_capped(monkeypatch):
     assert "More than 3 cables" in sheet.cell(row=5, column=1).value
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.django_db
 @pytest.mark.parametrize("language", ["zh-hans", "en"])
@@ -222,7 +225,7 @@ def test_no_table_leaves_a_lone_row_on_a_page(
     and last pages once held a single row each, under a header of their own. The totals of the
     priced BOM once opened a page apart from the total before tax."""
     # The default leaf (64 x 800G OSFP) takes two 400G NIC ports per cage: 48 cables, under
-    # quotes.pdf.CABLING_ROWS_IN_PDF, so the schedule is printed in the body.
+    # planner.document.CABLING_ROWS_IN_PDF, so the schedule is printed in the body.
     request = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail"}
     quote = make_quote(engineer, request=request)
     result = quote.design.result

@@ -18,8 +18,8 @@ def test_the_revision_pins_the_designs_sizing_snapshot(catalog, engineer, custom
     design.save(update_fields=["sizing_snapshot"])
     revision = quote_create(user=engineer, design=design, customer=customer).current_revision
     assert revision is not None
-    assert revision.design_snapshot["sizing_snapshot"] == "ab" * 32
-    assert revision.design_snapshot["result"] == design.result
+    assert revision.frozen_design.sizing_snapshot_sha256 == "ab" * 32
+    assert revision.frozen_design.result == design.result
 
 
 def test_a_design_saved_before_snapshots_pins_none(catalog, engineer, customer):
@@ -27,8 +27,8 @@ def test_a_design_saved_before_snapshots_pins_none(catalog, engineer, customer):
     assert design.sizing_snapshot is None
     revision = quote_create(user=engineer, design=design, customer=customer).current_revision
     assert revision is not None
-    # pdf._engine_design then falls back to the design's own snapshot (or its catalog).
-    assert revision.design_snapshot["sizing_snapshot"] == ""
+    # planner.frozen.frozen_engine then falls back to the design's own snapshot (or catalog).
+    assert revision.frozen_design.sizing_snapshot_sha256 == ""
 
 
 def test_lines_come_from_the_typed_bill_of_materials(catalog, engineer, customer):

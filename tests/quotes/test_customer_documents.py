@@ -121,7 +121,7 @@ def seed(db):
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_approved_documents_carry_no_internal_matter(seed, engineer, language):
     quote, gaps = priced_gap_quote(engineer)
-    [gap] = [e for e in quote.current_revision.design_snapshot["result"]["bom"] if e["catalog_gap"]]
+    [gap] = [e for e in quote.current_revision.frozen_design.result["bom"] if e["catalog_gap"]]
     with translation.override(language):
         gap_name = translated(from_dict(gap["description_text"]))
 

@@ -18,7 +18,7 @@ from core.services import api_token_create
 from customers.models import Customer
 from planner.services import design_create
 from quotes.documents import DOCUMENTS, document_render, document_request, documents_sweep
-from quotes.models import Document, DocumentStatus
+from quotes.models import Document, DocumentStatus, QuoteRevision
 from quotes.services import quote_create
 from tests.conftest import IN_CI, load_seed_catalog, require_service
 
@@ -44,12 +44,13 @@ def pdf_text(content: bytes) -> tuple[PdfReader, str]:
     return reader, "\n".join(page.extract_text() or "" for page in reader.pages)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_chinese_proposal_states_the_engines_warnings_in_chinese(full_catalog, engineer):
     # 32 GPUs = 4 servers x 8 NICs on one 64-port leaf: 32 of its 64 ports idle, which the
     # engine warns about (more than a quarter free). The customer reads that in Chinese.
     quote = make_quote(engineer, request={**REQUEST_64, "gpus": 32})
-    codes = [w["code"] for w in quote.current_revision.design_snapshot["result"]["warnings"]]
+    codes = [w["code"] for w in quote.current_revision.frozen_design.result["warnings"]]
     assert "unused_ports" in codes
     document = document_request(user=engineer, revision=quote.current_revision, language="zh-hans")
     document = document_render(document_id=document.pk)
@@ -60,6 +61,7 @@ def test_chinese_proposal_states_the_engines_warnings_in_chinese(full_catalog, e
     assert "ports free on each" not in text
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("language", "headings"),
@@ -95,7 +97,7 @@ def test_proposal_pdf_reads_back(full_catalog, engineer, language, headings):
     [(name, [csv_bytes])] = attachments.items()
     assert name.endswith("-cabling.csv")
     rows = csv_bytes.decode("utf-8-sig").strip().splitlines()
-    assert len(rows) == 1 + revision.design_snapshot["result"]["cables_total"]
+    assert len(rows) == 1 + revision.frozen_design.result["cables_total"]
 
 
 @pytest.mark.django_db
@@ -132,8 +134,13 @@ def test_request_is_idempotent_and_a_failed_one_is_retried(full_catalog, enginee
 @pytest.mark.django_db
 def test_broken_data_fails_in_words_not_a_crash(full_catalog, engineer):
     revision = make_quote(engineer).current_revision
-    revision.design_snapshot = {"result": {"planes": "not a list"}, "request": {}}
-    revision.save()
+    from planner.models import FrozenDesign
+
+    broken = FrozenDesign.objects.create(
+        sha256="0" * 64, name="broken", result={"planes": "not a list"}, request={}
+    )
+    QuoteRevision.objects.filter(pk=revision.pk).update(frozen_design=broken)
+    revision.refresh_from_db()
     document = document_request(user=engineer, revision=revision, language="en")
     document = document_render(document_id=document.pk)
     assert document.status == DocumentStatus.FAILED
@@ -264,6 +271,7 @@ def _stored_bytes(documents) -> dict[int, bytes]:
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_documents_that_differ_get_files_of_their_own(full_catalog, engineer, monkeypatch):
     """Kind, language, start date, template version: every combination that differs is its own
@@ -324,6 +332,7 @@ def test_documents_that_differ_get_files_of_their_own(full_catalog, engineer, mo
     assert regenerated.file.name not in names[:2] + names[3:]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_a_download_rechecks_the_hash_and_never_sends_wrong_bytes(full_catalog, engineer, client):
     from django.core.files.storage import default_storage
@@ -466,6 +475,7 @@ def test_sweep_sends_again_a_queued_job_whose_message_was_lost_whatever_its_hist
     assert document_render(document_id=document.pk).status == DocumentStatus.READY
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_asking_again_for_a_stuck_document_queues_it_again(
     full_catalog, engineer, settings, sent, clock, django_capture_on_commit_callbacks
@@ -547,6 +557,7 @@ def flat(text: str) -> str:
     return "".join(text.split())
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("language", "server", "marker", "cable_end", "typical"),
@@ -565,7 +576,7 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     from planner.i18n import translated
 
     quote = make_quote(engineer, request=BROCHURE)
-    result = quote.current_revision.design_snapshot["result"]
+    result = quote.current_revision.frozen_design.result
     document = document_request(user=engineer, revision=quote.current_revision, language=language)
     document = document_render(document_id=document.pk)
     assert document.status == DocumentStatus.READY, document.error

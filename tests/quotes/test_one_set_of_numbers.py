@@ -19,9 +19,10 @@ from rest_framework.test import APIClient
 
 from customers.models import Customer
 from engine.result import DesignResult, result_from_json
+from planner.document import RACKS_IN_PDF
 from planner.handover.elevations import design_elevations, network_rack_count, rack_layouts
 from planner.services import design_create, design_engine
-from quotes.pdf import RACKS_IN_PDF, render_document
+from quotes.pdf import render_document
 from quotes.services import quote_create
 from tests.conftest import load_seed_catalog
 from tests.quotes.test_documents import make_quote, pdf_text
@@ -66,6 +67,7 @@ def page_value(html: str, testid: str) -> str:
     return match.group(1)
 
 
+@pytest.mark.slow
 def test_every_surface_shows_the_stored_figures(seed, engineer, client):
     quote = make_quote(engineer, request=TWO_TIERS)
     design = quote.design
@@ -156,6 +158,7 @@ def test_every_surface_shows_the_stored_figures(seed, engineer, client):
             assert str(count) in text
 
 
+@pytest.mark.slow
 def test_growth_on_one_tier_speaks_of_no_spines(seed, engineer, client):
     design = design_create(owner=engineer, name="One tier", request_data=ONE_TIER)
     result = stored(design)
@@ -190,6 +193,7 @@ def test_growth_on_one_tier_speaks_of_no_spines(seed, engineer, client):
     assert "spines" in rows[0].label
 
 
+@pytest.mark.slow
 def test_connector_warning_is_gone_once_the_parts_fit_both_cages(seed, engineer, client):
     design = design_create(owner=engineer, name="Connectors", request_data=CONNECTORS)
     result = stored(design)
@@ -211,6 +215,7 @@ def test_connector_warning_is_gone_once_the_parts_fit_both_cages(seed, engineer,
     assert flat("QSFP56 ports; leaf") not in flat(text)
 
 
+@pytest.mark.slow
 def test_a_large_designs_rack_appendix_draws_its_rack_layouts(seed, engineer):
     # 1,024 GPUs: 32 compute racks and more network racks than the PDF draws one by one.
     request = {**TWO_TIERS, "gpus": 1024}

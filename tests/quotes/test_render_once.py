@@ -9,10 +9,8 @@ import pytest
 from django.utils import translation
 
 import planner.models
-import quotes.frozen_design
-import quotes.pdf
 from planner import services
-from planner.meaning.read_model import SizedDesigns
+from planner.frozen import SizedDesigns
 from quotes.pdf import _collector_paused, document_context
 from tests.conftest import load_seed_catalog
 from tests.quotes.test_documents import make_quote
@@ -36,10 +34,9 @@ def test_a_proposal_sizes_its_design_once_and_decodes_its_result_once(engineer, 
     quote = make_quote(engineer)
     revision = quote.current_revision
     # The quote froze the design as saved: same request, same catalog snapshot, same result.
-    assert revision.design_snapshot["request"] == quote.design.request
-    assert revision.design_snapshot["sizing_snapshot"] == quote.design.sizing_snapshot.sha256
+    assert revision.frozen_design.request == quote.design.request
+    assert revision.frozen_design.sizing_snapshot_id == quote.design.sizing_snapshot_id
     sized = _counting(monkeypatch, services, "_sized")
-    decoded = _counting(monkeypatch, quotes.frozen_design, "result_from_json")
     decoded_by_design = _counting(monkeypatch, planner.models, "result_from_json")
     with translation.override("en"):
         context, _attachments = document_context(
@@ -48,7 +45,7 @@ def test_a_proposal_sizes_its_design_once_and_decodes_its_result_once(engineer, 
     # Before: the quote's design was sized for the graph check and again for the meaning
     # chapter, and the stored result decoded once by the render and three times by the chapter.
     assert len(sized) == 1
-    assert len(decoded) + len(decoded_by_design) == 1
+    assert len(decoded_by_design) == 1  # the frozen design's, read once by the whole render
     assert context["meaning"] is not None
     assert context["failures"]
 

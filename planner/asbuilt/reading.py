@@ -24,14 +24,10 @@ import json
 import re
 import zipfile
 import zlib
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
-
-from engine.cabling import CablingRow
-from planner.handover.cable_ids import Cable, legs
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -437,58 +433,6 @@ def read_zip(data: bytes) -> tuple[InputFormat, list[Neighbour]]:
     return read_files(files)
 
 
-def pack_files(files: Sequence[tuple[str, bytes]]) -> bytes:
-    """Several uploaded files as one ZIP (compressed), stored as the check's one immutable file
-    and read again by the worker with `read_zip`."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files:
-            archive.writestr(name, data)
-    return out.getvalue()
-
-
-# --- The design's ports -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class PortBook:
-    """What the design has: every cabled port, and each switch's physical port count (a switch
-    port the design leaves free is still a port)."""
-
-    cabled: frozenset[Endpoint]
-    devices: frozenset[str]
-    switch_ports: Mapping[str, int]
-
-    def knows(self, device: str, port: str) -> bool:
-        if (device, port) in self.cabled:
-            return True
-        match = _SWITCH_PORT.match(port)
-        return match is not None and 1 <= int(match.group(1)) <= self.switch_ports.get(device, 0)
-
-
-def _switch_role(device: str) -> str:
-    for role in ("leaf", "spine", "core"):
-        if role in device:
-            return role
-    return ""
-
-
-def port_book(rows: Iterable[CablingRow], tier_ports: Mapping[tuple[str, str], int]) -> PortBook:
-    """`tier_ports`: physical ports of one switch, by (plane, role)."""
-    cabled: set[Endpoint] = set()
-    switch_ports: dict[str, int] = {}
-    for row in rows:
-        for a_device, a_port, b_device, b_port in legs(row):
-            cabled.add((a_device, a_port))
-            cabled.add((b_device, b_port))
-            for device in (a_device, b_device):
-                role = _switch_role(device)
-                if role and device not in switch_ports:
-                    switch_ports[device] = tier_ports.get((row.plane, role), 0)
-    devices = {device for device, _ in cabled}
-    return PortBook(cabled=frozenset(cabled), devices=frozenset(devices), switch_ports=switch_ports)
-
-
 def _first(where: tuple[str, int]) -> dict[str, object]:
     return {"first": where[1], "first_source": where[0]}
 
@@ -520,212 +464,11 @@ def check_duplicates(neighbours: list[Neighbour]) -> None:
         raise UploadRejected(problems[:MAX_PROBLEMS])
 
 
-def check_known(neighbours: list[Neighbour], book: PortBook) -> list[Problem]:
-    """Every device and port the upload names, as the design has them: the problems (up to
-    MAX_PROBLEMS), each naming its file and line. Needs the design's whole cabling (`port_book`),
-    so the worker checks it, before comparing."""
-    problems: list[Problem] = []
-    for item in neighbours:
-        for device, port in (item.local, item.remote):
-            if device not in book.devices:
-                problems.append(Problem(code="unknown_device", line=item.line, source=item.source,
-                                        params={"device": device}))  # fmt: skip
-            elif not book.knows(device, port):
-                problems.append(Problem(code="unknown_port", line=item.line, source=item.source,
-                                        params={"device": device, "port": port}))  # fmt: skip
-        if len(problems) >= MAX_PROBLEMS:
-            break
-    return problems[:MAX_PROBLEMS]
-
-
-def check_neighbours(neighbours: list[Neighbour], book: PortBook) -> None:
-    """Both checks at once (duplicates, then devices and ports); raises with the problems."""
-    check_duplicates(neighbours)
-    problems = check_known(neighbours, book)
-    if problems:
-        raise UploadRejected(problems)
-
-
-# --- The comparison -----------------------------------------------------------------------------
-
-
-def _end(endpoint: Endpoint) -> str:
-    return f"{endpoint[0]}:{endpoint[1]}"
-
-
-def compare(
-    cables: Iterable[Cable],
-    neighbours: list[Neighbour],
-    *,
-    rack_of: Mapping[str, str],
-    progress: Any = None,
-) -> dict[str, Any]:
-    """The punch list (every cable that is not correct, and every unexpected link), counts per
-    status and a summary per rack; JSON-ready. `progress(done)` is called every 1,000 cables."""
-    adjacent: dict[Endpoint, set[Endpoint]] = defaultdict(set)
-    link_line: dict[frozenset[Endpoint], tuple[str, int]] = {}
-    for item in neighbours:
-        adjacent[item.local].add(item.remote)
-        adjacent[item.remote].add(item.local)
-        link_line.setdefault(frozenset((item.local, item.remote)), item.where)
-
-    cable_list = list(cables)
-    partner: dict[Endpoint, tuple[Endpoint, int]] = {}
-    cable_legs: list[list[tuple[Endpoint, Endpoint]]] = []
-    for index, cable in enumerate(cable_list):
-        pairs = [((a, ap), (b, bp)) for a, ap, b, bp in legs(cable.row)]
-        cable_legs.append(pairs)
-        for x, y in pairs:
-            partner[x] = (y, index)
-            partner[y] = (x, index)
-
-    counts: Counter[str] = Counter()
-    racks: dict[str, Counter[str]] = defaultdict(Counter)
-    punch: list[dict[str, Any]] = []
-    explained: set[frozenset[Endpoint]] = set()
-    for index, cable in enumerate(cable_list):
-        statuses: list[Status] = []
-        found: list[str] = []
-        swapped_with: set[str] = set()
-        lines: set[tuple[str, int]] = set()
-        for x, y in cable_legs[index]:
-            if y in adjacent.get(x, ()):
-                statuses.append(Status.CORRECT)
-                continue
-            seen = sorted(adjacent.get(x, set()) | adjacent.get(y, set()))
-            if not seen:
-                statuses.append(Status.MISSING)
-                continue
-            for near in (x, y):
-                for other in adjacent.get(near, ()):
-                    link = frozenset((near, other))
-                    explained.add(link)
-                    lines.add(link_line[link])
-                    found.append(f"{_end(near)} ↔ {_end(other)}")
-            swap = _swap(x, y, adjacent, partner)
-            if swap is not None:
-                statuses.append(Status.SWAPPED)
-                swapped_with.add(cable_list[swap].id)
-            else:
-                statuses.append(Status.WRONG_PORT)
-        status = next(s for s in _SEVERITY if s in statuses)
-        counts[status] += 1
-        for rack in {cable.a_rack, cable.b_rack}:
-            racks[rack][status] += 1
-        if status != Status.CORRECT:
-            punch.append(
-                {
-                    "status": str(status),
-                    "cable_id": cable.id,
-                    "label": cable.row.label,
-                    "a_rack": cable.a_rack,
-                    "a_device": cable.row.a_device,
-                    "a_port": cable.row.a_port,
-                    "b_rack": cable.b_rack,
-                    "b_device": cable.row.b_device,
-                    "b_port": cable.row.b_port,
-                    "found": "; ".join(found),
-                    "swapped_with": " ".join(sorted(swapped_with)),
-                    "lines": _lines_json(lines),
-                }
-            )
-        if progress is not None and index % 1000 == 999:
-            progress(index + 1)
-
-    expected = {frozenset(pair) for pairs in cable_legs for pair in pairs}
-    for link, line in sorted(link_line.items(), key=lambda item: item[1]):
-        if link in expected or link in explained:
-            continue
-        u, v = sorted(link)
-        u_rack = rack_of.get(u[0], "")
-        v_rack = rack_of.get(v[0], "")
-        counts[Status.UNEXPECTED] += 1
-        for rack in {u_rack, v_rack}:
-            racks[rack][Status.UNEXPECTED] += 1
-        punch.append(
-            {
-                "status": str(Status.UNEXPECTED),
-                "cable_id": "",
-                "label": "",
-                "a_rack": u_rack,
-                "a_device": u[0],
-                "a_port": u[1],
-                "b_rack": v_rack,
-                "b_device": v[0],
-                "b_port": v[1],
-                "found": f"{_end(u)} ↔ {_end(v)}",
-                "swapped_with": "",
-                "lines": _lines_json({line}),
-            }
-        )
-    return {
-        "cables_total": len(cable_list),
-        "links_observed": len(link_line),
-        "counts": {str(status): counts.get(status, 0) for status in Status},
-        "racks": [
-            {"rack": rack, **{str(status): tally.get(status, 0) for status in Status}}
-            for rack, tally in sorted(racks.items())
-        ],
-        "punch": punch,
-    }
-
-
-def _lines_json(places: set[tuple[str, int]]) -> list[int | str]:
-    """Where the punch-list row's links were reported: line numbers of a single file, or
-    "file:line" when the upload had several files (in file, then line order)."""
-    return [f"{source}:{line}" if source else line for source, line in sorted(places)]
-
-
-def _swap(
-    x: Endpoint,
-    y: Endpoint,
-    adjacent: Mapping[Endpoint, set[Endpoint]],
-    partner: Mapping[Endpoint, tuple[Endpoint, int]],
-) -> int | None:
-    """The cable whose far end this cable's far end was exchanged with: x reaches some n whose
-    own partner m is seen at y (x-n and m-y instead of x-y and m-n), either way round."""
-    for near, far in ((x, y), (y, x)):
-        for other in adjacent.get(near, ()):
-            mate = partner.get(other)
-            if mate is not None and mate[0] in adjacent.get(far, ()):
-                return mate[1]
-    return None
-
-
-PUNCH_COLUMNS = (
-    "status", "cable_id", "label", "a_rack", "a_device", "a_port", "b_rack", "b_device",
-    "b_port", "found", "swapped_with", "lines",
-)  # fmt: skip
-
-
-def punch_csv(result: Mapping[str, Any], *, status_names: Mapping[str, str]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(PUNCH_COLUMNS)
-    for row in result.get("punch", ()):
-        values = [row.get(column, "") for column in PUNCH_COLUMNS]
-        values[0] = status_names.get(row["status"], row["status"])
-        values[-1] = " ".join(str(line) for line in row.get("lines", ()))
-        writer.writerow(values)
-    return "\ufeff" + out.getvalue()
-
-
-__all__ = [
-    "MAX_UPLOAD_BYTES",
-    "InputFormat",
-    "Neighbour",
-    "PortBook",
-    "Problem",
-    "Status",
-    "UploadRejected",
-    "check_duplicates",
-    "check_known",
-    "check_neighbours",
-    "compare",
-    "pack_files",
-    "port_book",
-    "punch_csv",
-    "read_files",
-    "read_upload",
-    "read_zip",
-]
+def pack_files(files: Sequence[tuple[str, bytes]]) -> bytes:
+    """Several uploaded files as one ZIP (compressed), stored as the check's one immutable file
+    and read again by the worker with `read_zip`."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files:
+            archive.writestr(name, data)
+    return out.getvalue()

@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from core.errors import DomainError
 from core.services import user_signed_in
+from core.view_errors import refused_as_message
 from quotes import selectors
 from quotes.models import Quote
 from quotes.services import quote_growth_revise, revision_spares_add
@@ -36,22 +36,19 @@ def spares_add(request: HttpRequest, pk: int) -> HttpResponse:
     revision = quote.revisions.order_by("-number").first()
     if revision is None:
         return redirect("quotes:quote-detail", pk=quote.pk)
-    try:
+    with refused_as_message(request):
         added = revision_spares_add(user=user_signed_in(request.user), revision=revision)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return _to_revision(quote, revision.number)
-    messages.success(
-        request,
-        _("%(count)s spare lines added to %(label)s as options.")
-        % {"count": len(added.lines), "label": revision.label},
-    )
-    if added.skipped:
-        messages.warning(
+        messages.success(
             request,
-            _("Not added (generic parts, not on the price list, or already there): %(parts)s")
-            % {"parts": ", ".join(added.skipped)},
+            _("%(count)s spare lines added to %(label)s as options.")
+            % {"count": len(added.lines), "label": revision.label},
         )
+        if added.skipped:
+            messages.warning(
+                request,
+                _("Not added (generic parts, not on the price list, or already there): %(parts)s")
+                % {"parts": ", ".join(added.skipped)},
+            )
     return _to_revision(quote, revision.number)
 
 
@@ -62,20 +59,18 @@ def growth_revise(request: HttpRequest, pk: int) -> HttpResponse:
     quote = _quote(request, pk)
     raw = request.POST.get("step", "")
     step = int(raw) if raw.isdigit() else -1
-    try:
+    with refused_as_message(request):
         quoted = quote_growth_revise(user=user_signed_in(request.user), quote=quote, step=step)
-    except DomainError as exc:
-        messages.error(request, exc.message)
-        return redirect("quotes:quote-detail", pk=quote.pk)
-    messages.success(
-        request,
-        _("%(label)s quotes the growth to %(gpus)s GPUs.")
-        % {"label": quoted.revision.label, "gpus": quoted.step.gpus_after},
-    )
-    if quoted.skipped:
-        messages.warning(
+        messages.success(
             request,
-            _("Not added (generic parts or not on the price list): %(parts)s")
-            % {"parts": ", ".join(quoted.skipped)},
+            _("%(label)s quotes the growth to %(gpus)s GPUs.")
+            % {"label": quoted.revision.label, "gpus": quoted.step.gpus_after},
         )
-    return _to_revision(quote, quoted.revision.number)
+        if quoted.skipped:
+            messages.warning(
+                request,
+                _("Not added (generic parts or not on the price list): %(parts)s")
+                % {"parts": ", ".join(quoted.skipped)},
+            )
+        return _to_revision(quote, quoted.revision.number)
+    return redirect("quotes:quote-detail", pk=quote.pk)

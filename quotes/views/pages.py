@@ -19,10 +19,11 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from core.errors import DomainError
+from core.downloads import download
 from core.services import user_signed_in
+from core.view_errors import refused_as_message, refused_on_form
+from core.vocabulary import phase_label
 from quotes import exports, selectors, services, transitions
-from quotes.document_views import DocumentRequestForm
 from quotes.documents import document_request
 from quotes.filters import QuoteFilter
 from quotes.forms import (
@@ -39,8 +40,8 @@ from quotes.forms import (
 )
 from quotes.history import history_rows
 from quotes.models import DocumentStatus, LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
-from quotes.services.terms import phase_label
 from quotes.transitions import Action
+from quotes.views.documents import DocumentRequestForm
 
 
 def _client_ip(request: HttpRequest) -> str | None:
@@ -59,11 +60,6 @@ def _revision(request: HttpRequest, pk: int, number: int) -> QuoteRevision:
 def _back(revision: QuoteRevision) -> HttpResponseRedirect:
     url = reverse("quotes:quote-detail", args=[revision.quote_id])
     return redirect(f"{url}?rev={revision.number}")
-
-
-def _refused(request: HttpRequest, exc: DomainError) -> None:
-    details = " ".join(m for m in exc.errors.values() if m != exc.message)
-    messages.error(request, f"{exc.message} {details}".strip())
 
 
 @require_GET
@@ -99,7 +95,7 @@ def quote_create(request: HttpRequest) -> HttpResponse:
     form = QuoteCreateForm(request.POST or None, user=user_signed_in(request.user), initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
+        with refused_on_form(form):
             quote = services.quote_create(
                 user=user_signed_in(request.user),
                 design=data["design"],
@@ -111,9 +107,6 @@ def quote_create(request: HttpRequest) -> HttpResponse:
                 title=data["title"],
                 contact_phone=data["contact_phone"] or None,
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.success(request, _("Quote %(number)s created.") % {"number": quote.number})
             return redirect("quotes:quote-detail", pk=quote.pk)
     return render(request, "quotes/quote_form.html", {"form": form})
@@ -181,7 +174,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @permission_required("quotes.change_quote", raise_exception=True)
 def revision_action(request: HttpRequest, pk: int, number: int, action: str) -> HttpResponse:
     revision = _revision(request, pk, number)
-    try:
+    with refused_as_message(request):
         if action == "submit":
             revision = services.revision_submit(
                 user=user_signed_in(request.user), revision=revision
@@ -220,8 +213,6 @@ def revision_action(request: HttpRequest, pk: int, number: int, action: str) -> 
             )
         else:
             return HttpResponse(status=404)
-    except DomainError as exc:
-        _refused(request, exc)
     return _back(revision)
 
 
@@ -230,13 +221,11 @@ def revision_action(request: HttpRequest, pk: int, number: int, action: str) -> 
 @permission_required("quotes.change_quote", raise_exception=True)
 def quote_revise(request: HttpRequest, pk: int) -> HttpResponse:
     quote = _quote(request, pk)
-    try:
+    with refused_as_message(request):
         revision = services.quote_revise(user=user_signed_in(request.user), quote=quote)
-    except DomainError as exc:
-        _refused(request, exc)
-        return redirect("quotes:quote-detail", pk=quote.pk)
-    messages.success(request, _("New draft %(label)s.") % {"label": revision.label})
-    return _back(revision)
+        messages.success(request, _("New draft %(label)s.") % {"label": revision.label})
+        return _back(revision)
+    return redirect("quotes:quote-detail", pk=quote.pk)
 
 
 @require_POST
@@ -248,16 +237,13 @@ def revision_discount(request: HttpRequest, pk: int, number: int) -> HttpRespons
     if not form.is_valid():
         messages.error(request, _("Enter a discount between 0 and 100%."))
         return _back(revision)
-    try:
+    with refused_as_message(request):
         services.revision_discount_apply(
             user=user_signed_in(request.user),
             revision=revision,
             discount_percent=form.cleaned_data["discount_percent"],
             expected_version=form.cleaned_data["version"],
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         _announce_approval_state(request, revision)
     return _back(revision)
 
@@ -284,7 +270,7 @@ def terms_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         messages.error(request, _form_errors(form))
         return _back(revision)
     data = form.cleaned_data
-    try:
+    with refused_as_message(request):
         services.revision_commercial_update(
             user=user_signed_in(request.user),
             revision=revision,
@@ -297,9 +283,6 @@ def terms_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             regenerate_terms=data["regenerate_terms"],
             expected_version=data["version"],
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         messages.success(request, _("Terms updated."))
     return _back(revision)
 
@@ -326,16 +309,13 @@ def freight_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, _form_errors(form))
         return _back(revision)
-    try:
+    with refused_as_message(request):
         services.revision_freight_set(
             user=user_signed_in(request.user),
             revision=revision,
             amount=form.cleaned_data["freight"],
             expected_version=form.cleaned_data["version"],
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         messages.success(request, _("Freight updated."))
     return _back(revision)
 
@@ -346,7 +326,7 @@ def freight_update(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def quote_archive(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     """Archive, restore or delete a draft quote never sent."""
     quote = _quote(request, pk)
-    try:
+    with refused_as_message(request):
         if action == "delete":
             number = services.quote_delete(user=user_signed_in(request.user), quote=quote)
             messages.success(request, _("Quote %(number)s deleted.") % {"number": number})
@@ -354,9 +334,6 @@ def quote_archive(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         services.quote_archive(
             user=user_signed_in(request.user), quote=quote, archived=action == "archive"
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         if action == "archive":
             messages.success(request, _("Archived: the quote left the lists."))
         else:
@@ -371,9 +348,7 @@ def quote_xlsx(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """The revision as a spreadsheet for the customer's procurement."""
     revision = _revision(request, pk, number)
     content = exports.quote_xlsx(revision, language=translation.get_language() or "en")
-    response = HttpResponse(content, content_type=exports.XLSX_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{revision.label}.xlsx"'
-    return response
+    return download(content, filename=f"{revision.label}.xlsx", content_type=exports.XLSX_TYPE)
 
 
 def _line(request: HttpRequest, pk: int, line_id: int) -> QuoteLine:
@@ -396,7 +371,7 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
     # The cost input is on the page only for those who see margins, on lines priced by hand:
     # left out, the cost stays as it is (an empty input clears it, as the price's does).
     cost = {"override_unit_cost": data["override_unit_cost"]}
-    try:
+    with refused_as_message(request):
         services.revision_line_update(
             user=user_signed_in(request.user),
             line=line,
@@ -408,9 +383,6 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
             expected_version=data["version"],
             **(cost if "override_unit_cost" in request.POST else {}),
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         _announce_approval_state(request, line.revision)
     return _back(line.revision)
 
@@ -425,7 +397,7 @@ def line_add(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
         return _back(revision)
     data = form.cleaned_data
-    try:
+    with refused_as_message(request):
         services.revision_line_add(
             user=user_signed_in(request.user),
             revision=revision,
@@ -436,9 +408,6 @@ def line_add(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             is_optional=data["is_optional"],
             expected_version=data["version"],
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         messages.success(request, _("Line added."))
     return _back(revision)
 
@@ -452,15 +421,12 @@ def line_delete(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, _form_errors(form))
         return _back(line.revision)
-    try:
+    with refused_as_message(request):
         services.revision_line_delete(
             user=user_signed_in(request.user),
             line=line,
             expected_version=form.cleaned_data["version"],
         )
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         messages.success(request, _("Line deleted."))
     return _back(line.revision)
 
@@ -470,11 +436,8 @@ def line_delete(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
 @permission_required("quotes.change_quote", raise_exception=True)
 def share_link_create(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     revision = _revision(request, pk, number)
-    try:
+    with refused_as_message(request):
         services.share_link_create(user=user_signed_in(request.user), revision=revision)
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         messages.success(request, _("New share link created."))
     return _back(revision)
 
@@ -487,11 +450,8 @@ def share_link_revoke(request: HttpRequest, pk: int, link_id: int) -> HttpRespon
     link = get_object_or_404(
         ShareLink.objects.select_related("revision"), pk=link_id, revision__quote=quote
     )
-    try:
+    with refused_as_message(request):
         services.share_link_revoke(user=user_signed_in(request.user), link=link)
-    except DomainError as exc:
-        _refused(request, exc)
-    else:
         messages.success(request, _("Link withdrawn: it no longer opens the proposal."))
     return _back(link.revision)
 
@@ -568,7 +528,7 @@ def proposal_accept(request: HttpRequest, token: str) -> HttpResponse:
     optional = list(link.revision.lines.filter(is_optional=True))
     form = AcceptForm(request.POST, optional_lines=optional)
     if form.is_valid():
-        try:
+        with refused_on_form(form):
             services.revision_accept(
                 link=link,
                 name=form.cleaned_data["name"],
@@ -577,9 +537,6 @@ def proposal_accept(request: HttpRequest, token: str) -> HttpResponse:
                 optional_line_ids=form.cleaned_data["optional_lines"],
                 pdf_sha256=selectors.revision_document_sha256(link.revision, link),
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.success(request, _("Thank you: your acceptance is recorded."))
             return redirect("share:proposal", token=token)
     context = _proposal_context(link, accept_form=form)
@@ -591,7 +548,7 @@ def proposal_decline(request: HttpRequest, token: str) -> HttpResponse:
     link = _link_or_404(token)
     form = DeclineForm(request.POST, auto_id="decline_%s")
     if form.is_valid():
-        try:
+        with refused_on_form(form):
             services.revision_decline(
                 link=link,
                 name=form.cleaned_data["name"],
@@ -599,9 +556,6 @@ def proposal_decline(request: HttpRequest, token: str) -> HttpResponse:
                 reason=form.cleaned_data["reason"],
                 ip=_client_ip(request),
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             messages.info(request, _("Thank you: your answer is recorded."))
             return redirect("share:proposal", token=token)
     context = _proposal_context(link, decline_form=form)

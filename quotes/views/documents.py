@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import DomainError
+from core.view_errors import refused_on_form
 from quotes import selectors
 from quotes.documents import document_request
 from quotes.models import Document, DocumentKind, DocumentStatus, ShareLink
@@ -54,7 +55,7 @@ def document_create(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     revision = get_object_or_404(quote.revisions, number=number)
     form = DocumentRequestForm(request.POST)
     if form.is_valid():
-        try:
+        with refused_on_form(form):
             document = document_request(
                 user=request.user,
                 revision=revision,
@@ -62,9 +63,6 @@ def document_create(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                 language=form.cleaned_data["language"],
                 start_date=form.cleaned_data["start_date"],
             )
-        except DomainError as exc:
-            exc.add_to_form(form)
-        else:
             if request.htmx:  # type: ignore[attr-defined]
                 return render(request, "quotes/_document.html", {"document": document})
             url = reverse("quotes:quote-detail", args=[quote.pk])
