@@ -199,6 +199,10 @@ def failure_effects(design: Design) -> tuple[FailureEffect, ...]:
     ports = shape.ports_per_server * shape.fabric_planes
     nic = shape.nic_speed_gbps
     group = shape.leaf_groups[0]
+    # A GPU with a second path keeps running when one fails, at less bandwidth: two or more
+    # ports per GPU (twin-plane B300, the NVIDIA reference: "continues at half bandwidth") or
+    # servers homed to a leaf pair. With one port per GPU and one leaf, the rank behind it stops.
+    redundant = design.request.dual_homing or ports >= 2 * design.request.gpus_per_server
     out = [
         FailureEffect(
             component="server-leaf link",
@@ -208,10 +212,16 @@ def failure_effects(design: Design) -> tuple[FailureEffect, ...]:
             share_lost=1 / ports,
             effect=text(
                 gettext_noop(
+                    "One server loses one of its %(ports)s ports; its GPUs keep their other "
+                    "paths and continue with %(share)s %% less bandwidth until it is replaced."
+                )
+                if redundant
+                else gettext_noop(
                     "One server loses one of its %(ports)s ports; the GPU behind it stops its "
                     "job until the link (or NIC) is replaced or the server is swapped out."
                 ),
                 ports=ports,
+                share=round(100 / _paths_per_gpu(ports, design.request.gpus_per_server), 1),
             ),
         )
     ]
@@ -228,6 +238,11 @@ def failure_effects(design: Design) -> tuple[FailureEffect, ...]:
             effect=text(
                 gettext_noop("%(servers)s servers lose every port on this leaf.")
                 if alone
+                else gettext_noop(
+                    "%(servers)s servers lose %(lost)s of their %(ports)s ports and continue on "
+                    "the others at reduced bandwidth until the leaf is replaced."
+                )
+                if redundant
                 else gettext_noop(
                     "%(servers)s servers lose %(lost)s of their %(ports)s ports; their jobs "
                     "stop until the leaf is replaced or they are swapped out."
@@ -318,6 +333,12 @@ def failure_effects(design: Design) -> tuple[FailureEffect, ...]:
     if shape.fabric_planes > 1:
         out.append(_plane_effect(shape, ports))
     return tuple(out)
+
+
+def _paths_per_gpu(ports: int, gpus: int) -> float:
+    """The ports a GPU's traffic can take: its own share when each GPU has ports of its own
+    (rail fabrics), every port of the server when the GPUs share a few (top of rack)."""
+    return ports / gpus if ports >= gpus else ports
 
 
 def _plane_effect(shape: PlaneShape, ports: int) -> FailureEffect:

@@ -112,7 +112,12 @@ def assembly(
 
 
 def standard(media: MediaKind, speed_gbps: int, length_m: float) -> tuple[str, Connector]:
-    """The usual standard for one link, and the connector it takes."""
+    """The usual standard for one link, and the connector it takes: one that ships. An 800G
+    link runs eight 100G lanes, so its parallel optics take 16 fibres on an MPO-16 (IEEE 802.3df
+    800GBASE-SR8 and 800GBASE-DR8); there is no 800G SR4 or DR4 on one MPO-12."""
+    if speed_gbps >= 800 and (media == MediaKind.MMF or length_m <= 500):
+        kind = "SR8" if media == MediaKind.MMF else "DR8"
+        return f"{speed_gbps}GBASE-{kind}", Connector.MPO16
     if media == MediaKind.MMF:
         if speed_gbps >= 100:
             apc = speed_gbps >= 400  # NDR/XDR-class SR4 modules use angled MPO
@@ -187,7 +192,7 @@ def fibre(
         length_m=length_m,
         fibre_type=fibre_type,
         connector=connector,
-        strands=12 if connector != Connector.LC else 2,
+        strands={Connector.LC: 2, Connector.MPO16: 16, Connector.MPO24: 24}.get(connector, 12),
         kind=kind,
     )
     return spec, name

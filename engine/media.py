@@ -5,6 +5,7 @@ Media follow the catalog's reach rules in the order of `MEDIA_PREFERENCE`."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
@@ -134,6 +135,19 @@ def _allowed(policy: MediaPolicy, speed_gbps: int) -> tuple[MediaKind, ...]:
     if policy in (MediaPolicy.MMF, MediaPolicy.SMF, MediaPolicy.OPTICAL):
         allowed = allowed | {MediaKind.UTP} if speed_gbps <= 1 else allowed
     return tuple(m for m in order if m in allowed)
+
+
+def _cheapest(parts: Iterable[CableSpec]) -> CableSpec | None:
+    """The part with the lowest known unit cost, the shortest on a tie (unpriced ones last)."""
+    ranked = sorted(
+        parts,
+        key=lambda part: (
+            (0, unit_cost(part)) if unit_cost(part) is not None else (1, Decimal(0)),
+            part.length_m,
+            part.sku,
+        ),
+    )
+    return ranked[0] if ranked else None
 
 
 def _per_link_standard(module: TransceiverSpec, links: int) -> str:
@@ -459,12 +473,13 @@ class MediaSelector:
             direct = next((f for f in cords if f.length_m >= length - 1e-9), None)
             if direct is not None:
                 return direct, None, None, ()
-            trunk = next(
-                (f for f in fits if f.kind == CableKind.TRUNK and f.length_m >= length - 1e-9),
-                None,
+            # The cheapest trunk that reaches, not the first listed (trunks of one length come
+            # from several vendors); the cheapest cord of the structured length likewise.
+            trunk = _cheapest(
+                f for f in fits if f.kind == CableKind.TRUNK and f.length_m >= length - 1e-9
             )
             if trunk is not None:
-                cord = next((f for f in cords if f.length_m >= STRUCTURED_CORD_M - 1e-9), None)
+                cord = _cheapest(f for f in cords if f.length_m >= STRUCTURED_CORD_M - 1e-9)
                 cord = cord or (cords[-1] if cords else None)
                 panel = self._panel(connector, trunk.fibre_type)
                 gaps: tuple[tuple[str, Text], ...] = ()

@@ -25,6 +25,7 @@ from engine.failures import failure_effects
 from engine.notes import RATIO_EPSILON, _notes, _switch_count
 from engine.plane_models import _compute_models
 from engine.ports import SwitchModel
+from engine.priced import size_priced
 from engine.request import (
     DesignRequest,
     Fabric,
@@ -32,7 +33,6 @@ from engine.request import (
     SwitchChoice,
     resolve_switch,
 )
-from engine.sizing import _size
 from engine.text import Text, gettext_noop, text
 
 MAX_ALTERNATIVES = 3
@@ -165,7 +165,7 @@ def alternatives(
 
     def attempt(candidate: DesignRequest) -> Design | None:
         try:
-            design = _size(candidate, catalog, prices)
+            design = size_priced(candidate, catalog, prices)
         except DesignError as exc:
             failures.append(exc.text)
             return None
@@ -214,7 +214,7 @@ def alternatives(
         first, second = ((design.power_w, _switch_count(design)) if prices is not None
                          else (_switch_count(design), design.power_w))  # fmt: skip
         shape = design.compute.shape
-        return (design.unpriced_lines > 0, cost / design.gpus, first, second, fabric,
+        return (not _priced_in_full(design), cost / design.gpus, first, second, fabric,
                 tuple(t.switch for t in tiers), tiers[0].oversubscription or 0,
                 shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
 
@@ -244,6 +244,12 @@ def _leaf_ratio(design: Design) -> float:
     return design.compute.tiers[0].oversubscription or 1.0
 
 
+def _priced_in_full(design: Design) -> bool:
+    """Every line has a catalog price: no generic part to price by hand and no inline switch
+    spec, whose price is only estimated from catalog switches of its class."""
+    return design.unpriced_lines == 0 and not design.cost_estimated
+
+
 def _worst_failure(design: Design) -> tuple[int, int]:
     """Servers cut off, then servers slowed, by the design's worst single failure."""
     effects = failure_effects(design)
@@ -261,9 +267,9 @@ def _labelled(
     """Each label on the design that is best by its own measure among every design sized, so
     no label sits on an option another option beats at it. One design may win several (its
     `labels` lists them all; `label` is the first); the options are the distinct winners, the
-    cheapest first. "lowest_cost" goes to a fully priced design only: when every design still
-    has lines to price, the cheapest of what is priced is "lowest_cost_so_far" instead."""
-    fully_priced = [d for d in designs if d.unpriced_lines == 0]
+    cheapest first. "lowest_cost" goes to a fully priced design only (`_priced_in_full`): when
+    none is, the cheapest of what is priced is "lowest_cost_so_far" instead."""
+    fully_priced = [d for d in designs if _priced_in_full(d)]
     cheapest = min(fully_priced or designs, key=rank)
     cost_label = "lowest_cost" if fully_priced or not priced else "lowest_cost_so_far"
     winners = (

@@ -9,7 +9,7 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from engine.bom import _Bom, _bom_for_plane, bom_cost
@@ -666,4 +666,10 @@ def size(
         from engine.search import alternatives
 
         return alternatives(request, catalog, prices)[0]
-    return _size(request, catalog, prices)
+    # Imported here: both size their variants with `_size` below.
+    from engine.hints import size_hints
+    from engine.priced import size_priced
+
+    design = size_priced(request, catalog, prices)
+    hints = size_hints(design, request, catalog, prices)
+    return replace(design, warnings=design.warnings + hints) if hints else design

@@ -73,6 +73,14 @@ def _notes(result: DesignResult, customer_copy: bool) -> tuple[str, ...]:
     return tuple(translated(n) for n in result.notes_text if n.template != UNPRICED_NOTE)
 
 
+def _labels(codes: Sequence[str], customer_copy: bool) -> str:
+    """The option's labels in words; a customer's copy leaves out "lowest cost of the lines
+    priced so far", which speaks of lines still to price (internal matter, as its figure)."""
+    if customer_copy:
+        codes = [code for code in codes if code != "lowest_cost_so_far"]
+    return vocabulary.alternative_labels(codes)
+
+
 def alternative_rows(
     *, request_data: Mapping[str, object], catalog: CatalogSnapshot, customer_copy: bool = False
 ) -> list[AlternativeRow]:
@@ -97,7 +105,7 @@ def alternative_rows(
             cost = None
         rows.append(
             AlternativeRow(
-                label=vocabulary.alternative_labels(design.labels, design.label),
+                label=_labels(design.labels or (design.label,), customer_copy),
                 fabric=vocabulary.fabric_label(result.fabric),
                 tiers=design.compute.shape.tiers,
                 switches=result.switches_total,

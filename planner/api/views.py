@@ -158,9 +158,11 @@ class DesignViewSet(
         summary="Up to three labelled alternatives to a request",
         description="The request sized over the choices it leaves open (switches, fabric style, "
         "oversubscription within `oversubscription_tolerance`, compute planes, uplink speed) "
-        "on today's catalog and list prices: a list of designs, each with `label` "
-        "(lowest_cost, most_resilient, most_growth), `cost_per_gpu`, `tradeoffs` in words and "
-        "the `design`. What the request fixes, every alternative keeps. Nothing is saved.",
+        "on today's catalog and list prices: a list of designs, each with `labels` (what it is "
+        "best at among all designs sized: lowest_cost, fully priced only, else "
+        "lowest_cost_so_far; most_resilient; most_growth; one design may have several), "
+        "`label` (the first), `cost_per_gpu`, `tradeoffs` in words and the `design`. What the "
+        "request fixes, every alternative keeps. Nothing is saved.",
         request=DesignRequestSerializer,
         responses={200: AlternativeSerializer(many=True), **ERRORS},
         examples=[OpenApiExample("1,024 GPUs, rail-optimized", value=REQUEST_EXAMPLE)],

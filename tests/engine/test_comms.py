@@ -108,7 +108,9 @@ def test_1024_gpu_job_on_the_2_to_1_alternative_and_the_comparison() -> None:
 
 
 def test_16384_gpu_job_on_three_tiers() -> None:
-    design = _rail(16384, "SW-64x800")
+    # 800G uplinks stated: this test catalog sells no 800G optic, so left open the engine would
+    # take the 400G twin-port modules it does sell (engine.sizing.size_priced).
+    design = _rail(16384, "SW-64x800", uplink_speed=800)
     shape = design.compute.shape
     # 64 x 800G switches, 400G down and 800G up at 1:1: units of 64 servers (512 GPUs), a spine
     # of 32 down reaches 4 units of 8 leaves: pods of 2,048 GPUs, 8 pods, three tiers.
@@ -133,7 +135,7 @@ def test_16384_gpu_job_on_three_tiers() -> None:
     assert result.share_of_compute == pytest.approx(0.2869708 / 20, abs=1e-6)
     # At 2:1 the units are 84 servers (672 GPUs) and pods 2,688 GPUs: stage 3 (2,048-3,071)
     # crosses a pod, so DP climbs to the cores through 2:1 leaves and 1:1 spines: twice as long.
-    loose = estimate(parse_job(LLAMA_405B), _rail(16384, "SW-64x800", 2))
+    loose = estimate(parse_job(LLAMA_405B), _rail(16384, "SW-64x800", 2, uplink_speed=800))
     dp2 = loose.collective("data_parallel")
     assert dp2 is not None
     assert (dp2.tier, dp2.oversubscription) == ("core", 2.0)

@@ -147,3 +147,24 @@ def test_report_to_json() -> None:
     assert data["network_per_month"] == pytest.approx(1.391, abs=1e-3)
     assert data["policy"] == {"switch": "0.02", "transceiver": "0.03", "cable": "0.02",
                               "minimum": 1}  # fmt: skip
+
+
+def _effects(**fields: object) -> dict[str, str]:
+    design = size(parse_request(fields, CATALOG), CATALOG)
+    return {e.component: str(e.effect) for e in failure_effects(design)}
+
+
+def test_a_gpu_with_a_second_path_continues_at_less_bandwidth() -> None:
+    # B300-class servers: 8 GPUs, 16 ports (two per GPU, twin planes). NVIDIA's reference: a
+    # link or leaf failure leaves each GPU its other port, jobs continue at half bandwidth.
+    twin = _effects(gpus=512, nic_speed=400, rails=16, fabric="rail")
+    assert "continue with 50 % less bandwidth" in twin["server-leaf link"]
+    assert "continue on the others" in twin["leaf"]
+    # Dual-homed top of rack: two ports per server to a leaf pair, shared by its 8 GPUs.
+    paired = _effects(gpus=256, nic_speed=100, rails=2, fabric="tor", dual_homing=True)
+    assert "continue with 50 % less bandwidth" in paired["server-leaf link"]
+    assert "continue on the others" in paired["leaf"]
+    # One port per GPU on one rail leaf each: the rank behind a lost port stops its job.
+    single = _effects(gpus=512, nic_speed=400, fabric="rail")
+    assert "stops its job" in single["server-leaf link"]
+    assert "jobs stop" in single["leaf"]

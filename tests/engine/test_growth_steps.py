@@ -120,8 +120,9 @@ def test_one_switch_grows_on_its_free_ports() -> None:
 
 def test_a_full_design_has_no_step() -> None:
     design = size(
+        # 800G uplinks stated (the catalog has no 800G optic; left open, 400G would be taken).
         parse_request({"gpus": 131072, "nic_speed": 400, "leaf": "SW-64x800", "fabric": "rail",
-                       "oversubscription": 1}, CATALOG), CATALOG,
+                       "oversubscription": 1, "uplink_speed": 800}, CATALOG), CATALOG,
     )  # fmt: skip
     plan = growth_steps(design, CATALOG)
     assert plan.steps == ()

@@ -94,3 +94,31 @@ def test_without_prices_the_catalog_cost_decides_then_the_order() -> None:
     )
     # Nothing priced at all: the documented order (DAC, AEC, AOC, multimode, single-mode).
     assert _choose(_aoc(None), _sr(None), _cord(None)) == "aoc"
+
+
+def _fibre(sku: str, kind: CableKind, length: float, price: str) -> CableSpec:
+    return CableSpec(
+        sku=sku, name=sku, vendor="Generic", lifecycle=Lifecycle.AVAILABLE,
+        price=Decimal(price), media=MediaKind.MMF, end_a=None, end_b=None, speed_gbps=0,
+        length_m=length, fibre_type=FibreType.OM4, connector=Connector.LC, strands=2, kind=kind,
+    )  # fmt: skip
+
+
+def test_the_cheapest_trunk_and_cord_that_reach_are_taken_not_the_first_listed() -> None:
+    # A 40 m run: beyond every cord, so structured (trunk + a cord at each end). Two 50 m
+    # trunks at 900 and 600, listed dearest first; two 3 m cords at 60 and 40.
+    fibres = (
+        _fibre("TRUNK-A-50M", CableKind.TRUNK, 50.0, "900"),
+        _fibre("TRUNK-B-50M", CableKind.TRUNK, 50.0, "600"),
+        _fibre("CORD-A-3M", CableKind.PATCH_CORD, 3.0, "60"),
+        _fibre("CORD-B-3M", CableKind.PATCH_CORD, 3.0, "40"),
+    )
+    catalog = CatalogSnapshot(transceivers=(_sr("260"),), cables=fibres, media_rules=RULES)
+    choice = MediaSelector(catalog, MediaPolicy.MMF).choose(
+        "compute server-leaf", 25, 40.0, SFP28, SFP28
+    )
+    assert choice.media == MediaKind.MMF
+    assert choice.cable is not None
+    assert choice.cable.sku == "TRUNK-B-50M"
+    assert choice.cord is not None
+    assert choice.cord.sku == "CORD-B-3M"

@@ -134,12 +134,14 @@ def assert_labels_true(options) -> None:
         if "most_resilient" in option.labels:
             assert all(worst(option) <= worst(o) for o in others)
         if "lowest_cost" in option.labels and option.cost is not None:
-            assert not option.unpriced_lines  # never on an option with lines still to price
+            # Never on an option with lines still to price or a switch priced by estimate.
+            assert not option.unpriced_lines
+            assert not option.cost_estimated
             per_gpu = Decimal(option.cost) / option.gpus
             assert all(
                 per_gpu <= Decimal(o.cost) / o.gpus
                 for o in others
-                if o.cost is not None and not o.unpriced_lines
+                if o.cost is not None and not o.unpriced_lines and not o.cost_estimated
             )
 
 

@@ -13,6 +13,7 @@ from engine.request import RequestError, parse_request
 from engine.search import alternatives
 from engine.sizing import size
 from tests.engine.catalogs import CATALOG
+from tests.engine.seed import seed_catalog_and_prices
 
 
 def _switches(design: object) -> int:
@@ -251,21 +252,7 @@ def test_today_never_buys_more_than_growth(servers: int, leaf: str, ratio: int) 
 # --- Truthful labels (issue 26, item 3) over the seed catalog and its prices -----------------
 
 
-def _seed_catalog_and_prices():  # type: ignore[no-untyped-def]
-    import json
-    from decimal import Decimal
-
-    from catalog.services import SEED_PATH
-    from catalog.snapshot import snapshot_from_seed
-
-    data = json.loads(SEED_PATH.read_text(encoding="utf-8"))
-    catalog = snapshot_from_seed(data)
-    price_list = next(p for p in data["price_lists"] if p["code"] == "CNY-2026")
-    prices = {p["sku"]: Decimal(str(p["amount"])) for p in price_list["prices"]}
-    return catalog, prices
-
-
-SEED, SEED_PRICES = _seed_catalog_and_prices()
+SEED, SEED_PRICES = seed_catalog_and_prices()
 
 
 @pytest.mark.slow

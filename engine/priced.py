@@ -1,0 +1,61 @@
+"""Preferring what the catalog sells (issue 26, item 1): among the leaf-to-spine speeds a
+request leaves open, a design built from catalog parts alone wins over one that needs generic
+stand-ins."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from decimal import Decimal
+
+from engine.catalog import CatalogSnapshot
+from engine.design import Design
+from engine.errors import DesignError
+from engine.fabric import uplink_speeds
+from engine.plane_models import _compute_models
+from engine.request import DesignRequest
+from engine.sizing import _size
+
+
+def _stand_ins(design: Design) -> int:
+    return sum(1 for line in design.bom if line.catalog_gap)
+
+
+def size_priced(
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None = None,
+) -> Design:
+    """`_size`, preferring what the catalog sells: when the design needs generic stand-ins and
+    the request leaves the leaf-to-spine speed open, each other speed both tiers run is sized
+    too, and one built from catalog parts alone wins over it (the fewest switches, then the
+    lowest cost per GPU, among those). An 800G uplink the catalog has no optic for loses to
+    2 x 400G on the twin-port modules it sells: the H100 SuperPOD's own choice, fully priced.
+    Where every speed needs stand-ins, the fabric's choice (fewest switches) stands."""
+    design = _size(request, catalog, prices)
+    if request.uplink_speed_gbps is not None or not _stand_ins(design):
+        return design
+    shape = design.compute.shape
+    if shape.tiers < 2:
+        return design
+    models = _compute_models(request)
+    best, best_key = design, _priced_key(design)
+    for speed in uplink_speeds(models.leaf, models.spine, shape.nic_speed_gbps):
+        if speed == shape.uplink_speed_gbps:
+            continue
+        try:
+            other = _size(replace(request, uplink_speed_gbps=speed), catalog, prices)
+        except DesignError:
+            continue
+        if _stand_ins(other):
+            continue
+        key = _priced_key(other)
+        if best is design or key < best_key:
+            best, best_key = other, key
+    return best
+
+
+def _priced_key(design: Design) -> tuple[int, Decimal]:
+    switches = sum(tier.count for plane in design.planes for tier in plane.tiers)
+    cost = Decimal(design.cost) / design.gpus if design.cost is not None else Decimal(0)
+    return (switches, cost)
