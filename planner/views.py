@@ -34,7 +34,7 @@ from customers.models import Customer
 from customers.selectors import customers_visible_to
 from engine.request import to_dict
 from engine.result import DesignResult
-from planner import i18n, presenters, selectors, services
+from planner import i18n, presenters, resize, selectors, services
 from planner.exports import files as exports
 from planner.filters import DesignFilterSet
 from planner.forms import (
@@ -588,7 +588,7 @@ def design_resize(request: HttpRequest, pk: int) -> HttpResponse:
     design = _visible(request, pk)
     try:
         if request.method == "POST":
-            new = services.design_resize(
+            new = resize.design_resize(
                 design=design,
                 owner=request.user,  # type: ignore[arg-type]
                 previewed_catalog_version=request.POST.get("catalog_version", ""),
@@ -598,7 +598,7 @@ def design_resize(request: HttpRequest, pk: int) -> HttpResponse:
                 _("Saved as version %(n)s, sized against today's catalog.") % {"n": new.version},
             )
             return redirect("planner:design-detail", pk=new.pk)
-        preview = services.design_resize_preview(design=design)
+        preview = resize.design_resize_preview(design=design)
     except services.CatalogChangedSincePreview as exc:
         messages.error(request, exc.message)
         return redirect("planner:design-resize", pk=design.pk)

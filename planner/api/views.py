@@ -23,7 +23,7 @@ from core.errors import DomainError
 from core.parsers import LimitedJSONParser
 from customers.selectors import customer_for
 from engine.request import to_dict
-from planner import selectors, services
+from planner import resize, selectors, services
 from planner.alternatives import alternatives_to_json
 from planner.api.asbuilt import ASBUILT_UPLOAD, AsBuiltCheckSerializer, AsBuiltUploadSerializer
 from planner.api.preview_cache import preview_get, preview_key, preview_put
@@ -197,9 +197,9 @@ class DesignViewSet(
     def resize(self, request: Request, pk: str) -> Response:
         design = self._design(pk)
         if request.method == "GET":
-            preview = services.design_resize_preview(design=design)
+            preview = resize.design_resize_preview(design=design)
             return Response(ResizePreviewSerializer(preview).data)
-        new = services.design_resize(design=design, owner=request.user)  # type: ignore[arg-type]
+        new = resize.design_resize(design=design, owner=request.user)  # type: ignore[arg-type]
         body = DesignSerializer(new).data
         return Response(
             body, status=status.HTTP_201_CREATED, headers={"Location": body["links"]["self"]}

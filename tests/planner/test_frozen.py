@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from catalog.models import LifecycleChoices, Price, Product
 from customers.models import Customer
 from engine.cabling import iter_cabling
-from planner import services
+from planner import resize, services
 from planner.models import Design, SizingSnapshot
 from planner.selectors import current_catalog
 from quotes.documents import document_render, document_request
@@ -132,7 +132,7 @@ def test_resize_shows_the_difference_then_saves_a_new_version(
     design = services.design_create(owner=engineer, name="256 GPUs", request_data=REQUEST_256)
     old_price = _retire_and_reprice(RETIRED, django_capture_on_commit_callbacks)
 
-    preview = services.design_resize_preview(design=design)
+    preview = resize.design_resize_preview(design=design)
     [removed] = [c for c in preview.changes if c.sku == RETIRED]
     assert removed.kind == "removed"
     assert (removed.quantity_before, removed.quantity_after) == (192, 0)
@@ -204,9 +204,9 @@ def test_designs_on_one_catalog_share_one_snapshot(full_catalog, engineer):
 def test_a_draft_cannot_be_resized(full_catalog, engineer):
     draft = services.design_save_draft(owner=engineer, request_data=REQUEST_256, name="Draft")
     with pytest.raises(services.DesignIsDraft):
-        services.design_resize_preview(design=draft)
+        resize.design_resize_preview(design=draft)
     with pytest.raises(services.DesignIsDraft):
-        services.design_resize(design=draft, owner=engineer)
+        resize.design_resize(design=draft, owner=engineer)
 
 
 @pytest.mark.django_db

@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 from catalog.models import LifecycleChoices, Price, Product
 from engine.cabling import iter_cabling
 from engine.version import ENGINE_VERSION
-from planner import services
+from planner import resize, services
 from planner.exports import jobs as export_jobs
 from planner.exports.models import ExportFormat
 from planner.models import Design
@@ -167,7 +167,7 @@ def test_every_write_refuses_a_saved_design_and_leaves_its_row_as_it_was(saved, 
 
     # What may be done with a saved design makes new rows and leaves this one alone.
     copy = services.design_copy(design=saved, owner=engineer)
-    resized = services.design_resize(design=saved, owner=engineer)
+    resized = resize.design_resize(design=saved, owner=engineer)
     list(services.design_cabling(design=saved))
     services.design_prices(design=saved)
     assert {copy.pk, resized.pk}.isdisjoint({saved.pk})
