@@ -210,7 +210,10 @@ def test_applying_an_alternative_keeps_its_promise(live_server, page, engineer):
     draft = design_save_draft(owner=engineer, request_data=REQUEST, name="Alternatives")
     before = design_size(request_data=REQUEST).result
     options = design_alternatives(request_data=REQUEST, prices=price_map())
-    assert options[0].result["label"] == "lowest_cost"
+    # The cheapest first; with lines still to price on every option (the request names the
+    # inline 64x400 spec, priced only by estimate) it is the cheapest "so far", never "lowest
+    # cost" outright (issue 26, item 3). Either way the page's label starts "Lowest cost".
+    assert options[0].result["label"] in ("lowest_cost", "lowest_cost_so_far")
 
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("input[name=username]", "engineer")
