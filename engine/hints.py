@@ -10,6 +10,7 @@ from decimal import Decimal
 from engine.catalog import CatalogSnapshot
 from engine.design import Design, DesignWarning
 from engine.errors import DesignError
+from engine.notes import _switch_count
 from engine.priced import size_priced
 from engine.request import DesignRequest
 from engine.sizing import size
@@ -19,10 +20,6 @@ from engine.text import Text, gettext_noop, text
 HINT_SAVING = Decimal("0.2")
 HINT_TOLERANCE = 0.1  # the ratio a hint may loosen to: 10 % above the one asked for
 HINT_GPUS_KEPT = 0.97  # the fewest GPUs a hint may propose, as a share of those asked for
-
-
-def _switch_total(design: Design) -> int:
-    return sum(tier.count for plane in design.planes for tier in plane.tiers)
 
 
 def size_hints(
@@ -37,7 +34,7 @@ def size_hints(
     step down is worth a sentence, and the extra sizings stay few."""
     if design.compute.shape.tiers < 3:
         return ()
-    tiers, switches = design.compute.shape.tiers, _switch_total(design)
+    tiers, switches = design.compute.shape.tiers, _switch_count(design)
     cost = Decimal(design.cost) if design.cost is not None else None
     out: list[DesignWarning] = []
 
@@ -50,7 +47,7 @@ def size_hints(
     def figures(other: Design) -> dict[str, object]:
         return {
             "tiers": tiers, "switches": switches, "other_tiers": other.compute.shape.tiers,
-            "other_switches": _switch_total(other),
+            "other_switches": _switch_count(other),
         }  # fmt: skip
 
     def costs(other: Design) -> Text:
@@ -95,8 +92,16 @@ def size_hints(
                 )
             )
     per_server = request.gpus_per_server
-    for step in (64, 128, 256, 512, 1024, 2048):
-        fewer = request.gpus - request.gpus % max(step, per_server)
+    # Each distinct smaller count once, largest first (rounding to 64 and to 128 often agree):
+    # every candidate is a whole three-tier sizing.
+    candidates = sorted(
+        {
+            request.gpus - request.gpus % max(step, per_server)
+            for step in (64, 128, 256, 512, 1024, 2048)
+        },
+        reverse=True,
+    )
+    for fewer in candidates:
         if fewer == request.gpus or fewer < request.gpus * HINT_GPUS_KEPT or fewer % per_server:
             continue
         try:

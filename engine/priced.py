@@ -12,6 +12,7 @@ from engine.catalog import CatalogSnapshot
 from engine.design import Design
 from engine.errors import DesignError
 from engine.fabric import uplink_speeds
+from engine.notes import _switch_count
 from engine.plane_models import _compute_models
 from engine.request import DesignRequest
 from engine.sizing import _size
@@ -56,6 +57,6 @@ def size_priced(
 
 
 def _priced_key(design: Design) -> tuple[int, Decimal]:
-    switches = sum(tier.count for plane in design.planes for tier in plane.tiers)
+    switches = _switch_count(design)
     cost = Decimal(design.cost) / design.gpus if design.cost is not None else Decimal(0)
     return (switches, cost)
