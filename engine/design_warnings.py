@@ -13,6 +13,7 @@ from engine.design import (
     DesignWarning,
     PlaneDesign,
 )
+from engine.lanes import leg_cage
 from engine.media import switch_end
 from engine.plane_models import PlaneModels
 from engine.ports import parse_inline
@@ -124,6 +125,34 @@ def _nic_leaf_warnings(plane: PlaneDesign, m: PlaneModels) -> list[DesignWarning
                 ),
             )
         )
+    elif m.nic is None and end.ways > 1 and end.form_factor is not None:
+        cage = leg_cage(end.form_factor, end.native_gbps, end.ways, nic)
+        if cage is not None:
+            out.append(
+                DesignWarning(
+                    code="nic_cage_assumed",
+                    message_text=text(
+                        gettext_noop(
+                            "%(plane)s: the NICs are given by speed only. Each %(port)sG "
+                            "%(leaf_form)s port of leaf %(leaf)s splits %(ways)s ways, and a "
+                            "%(nic)sG leg runs on lanes a %(cage)s port takes: the bill of "
+                            "materials assumes %(cage)s NIC ports."
+                        ),
+                        plane=plane.name,
+                        port=end.native_gbps,
+                        leaf_form=end.form_factor.value,
+                        leaf=m.leaf.label,
+                        ways=end.ways,
+                        nic=nic,
+                        cage=cage.value,
+                    ),
+                    action_text=text(
+                        gettext_noop(
+                            "Name the NIC (its catalog SKU) so that its own ports are checked."
+                        )
+                    ),
+                )
+            )
     elif m.nic is not None and end.form_factor and m.nic.form_factor != end.form_factor:
         out.append(
             DesignWarning(

@@ -32,6 +32,7 @@ from engine.catalog import (
     accepts,
 )
 from engine.errors import MediaUnavailable
+from engine.lanes import cage_for, lanes_refusal
 from engine.ports import SwitchModel, per_model, ways
 from engine.request import MediaPolicy
 from engine.text import Text, gettext_noop, text
@@ -554,7 +555,13 @@ class MediaSelector:
         limits: list[Text],
     ) -> MediaChoice | None:
         """A generic stand-in of the first media, in the documented order, that reaches and
-        can join these two cages; catalog parts are kept where they fit (one end's module)."""
+        can join these two cages; catalog parts are kept where they fit (one end's module).
+        None where no part could: a breakout whose legs' lanes the far cages cannot take is
+        made by nobody, in copper or in optics (engine.lanes), so nothing stands in for it."""
+        refusal = lanes_refusal(speed, a, b)
+        if refusal is not None:
+            limits.append(refusal)
+            return None
         ruled = {media for (rule_speed, media) in self.rules if rule_speed == speed}
         if not ruled & set(allowed):
             ruled = set()  # the policy asks for a media the rules do not cover: generic it is
@@ -583,8 +590,8 @@ class MediaSelector:
             if shape is None:
                 continue
             cable_speed, ways, links, flipped = shape
-            ff_a = generic.form_factor(a.form_factor, a.native_gbps)
-            ff_b = generic.form_factor(b.form_factor, b.native_gbps)
+            ff_a = cage_for(a, b, speed)
+            ff_b = cage_for(b, a, speed)
             if flipped:
                 ff_a, ff_b = ff_b, ff_a
             if ways == 1 and ff_a == FormFactor.OSFP and b.form_factor and b.form_factor != ff_a:
@@ -612,7 +619,7 @@ class MediaSelector:
             if catalog:
                 ends.append(catalog[0])
                 continue
-            cage = generic.form_factor(end.form_factor, end.native_gbps)
+            cage = cage_for(end, b if end is a else a, speed)
             spec, name = generic.module(media, speed, cage, end.ways, length)
             ends.append(spec)
             gaps += ((str(name), name),)
@@ -621,8 +628,8 @@ class MediaSelector:
             mod_a, a.ways
         ) != _per_link_standard(mod_b, b.ways):
             # The catalog's module at one end does not pair with the usual standard: both generic.
-            cage_a = generic.form_factor(a.form_factor, a.native_gbps)
-            cage_b = generic.form_factor(b.form_factor, b.native_gbps)
+            cage_a = cage_for(a, b, speed)
+            cage_b = cage_for(b, a, speed)
             mod_a, name_a = generic.module(media, speed, cage_a, a.ways, length)
             mod_b, name_b = generic.module(media, speed, cage_b, b.ways, length)
             gaps = ((str(name_a), name_a), (str(name_b), name_b))

@@ -103,14 +103,15 @@ LAYOUT_DEFAULTS: dict[str, object] = {
     "rails_per_plane": 1,
 }
 
-# What each scenario fills in; an expert overrides any of it on the later steps.
+# What each scenario fills in; an expert overrides any of it on the later steps. No scenario
+# names a switch: the engine compares the catalog's by priced cost, so a default design is built
+# from parts the catalog sells (an inline 64x400 was never priced, issue 26).
 SCENARIO_DEFAULTS: dict[str, dict[str, object]] = {
     Scenario.LLM_TRAINING: {
         "gpus": 1024,
         "gpus_per_server": 8,
         "nic_speed": 400,
         "fabric": "rail",
-        "leaf": "64x400",
         "oversubscription": "1:1",
         "leaf_placement": "mor",
     },
@@ -119,7 +120,6 @@ SCENARIO_DEFAULTS: dict[str, dict[str, object]] = {
         "gpus_per_server": 8,
         "nic_speed": 200,
         "fabric": "tor",
-        "leaf": "64x400",
         "oversubscription": "2:1",
         "leaf_placement": "tor",
     },
@@ -128,7 +128,6 @@ SCENARIO_DEFAULTS: dict[str, dict[str, object]] = {
         "gpus_per_server": 4,
         "nic_speed": 200,
         "fabric": "rail",
-        "leaf": "64x400",
         "oversubscription": "1:1",
         "leaf_placement": "mor",
     },
@@ -137,7 +136,6 @@ SCENARIO_DEFAULTS: dict[str, dict[str, object]] = {
         "gpus_per_server": 8,
         "nic_speed": 400,
         "fabric": "rail",
-        "leaf": "64x400",
         "oversubscription": "1:1",
         "leaf_placement": "mor",
         "storage": {"nic_speed": 200, "ports": 2, "storage_nodes": 16, "oversubscription": 3},

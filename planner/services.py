@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from catalog.selectors import default_price_list
 from core.errors import DomainError
 from core.models import WebhookEvent
+from core.retention import files_delete_on_commit
 from core.selectors import user_team
 from core.webhooks import webhook_emit
 from customers.models import Customer
@@ -137,7 +138,10 @@ def _sized(request_data: Mapping[str, object], catalog: CatalogSnapshot) -> Size
     except RequestError as exc:
         raise _invalid(exc) from exc
     try:
-        design = size(request, catalog)
+        # With the catalog's own prices: a choice the request leaves open (the leaf, the ratio,
+        # the uplink speed) goes to the lowest priced cost, and a design of catalog parts beats
+        # one with stand-ins (issue 26). The snapshot carries them, so a re-derivation agrees.
+        design = size(request, catalog, catalog_prices(catalog))
     except DesignError as exc:
         raise DesignNotFeasible(translated(exc.text)) from exc
     return SizedDesign(request=request, design=design, value=design_result(design), catalog=catalog)
@@ -535,9 +539,15 @@ def design_archive(*, design: Design, user: User, archived: bool = True) -> Desi
 
 @transaction.atomic
 def design_delete(*, design: Design, user: User) -> None:
-    """Delete a design no quote uses: a draft or a saved design nobody quoted."""
+    """Delete a design no quote uses: a draft or a saved design nobody quoted. Its as-built
+    uploads and export files go with it, once the deletion commits."""
     locked = _own_unquoted(design=design, user=user)
+    files = [
+        *locked.asbuilt_checks.exclude(file="").values_list("file", flat=True),
+        *locked.export_jobs.exclude(file="").values_list("file", flat=True),
+    ]
     try:
         locked.delete()
     except ProtectedError as exc:  # a quote created meanwhile references it
         raise DesignInUse(_("A quote uses this design: it is kept as the quote's record.")) from exc
+    files_delete_on_commit(names=files)

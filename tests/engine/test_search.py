@@ -97,7 +97,8 @@ def test_request_errors_name_the_field() -> None:
 
 
 def test_a_set_uplink_speed_holds() -> None:
-    fields = {"gpus": 512, "nic_speed": 200, "leaf": "64x400", "spine": "64x800"}
+    # Both tiers' 400G QSFP-DD cages split in two: 200G links on 4 x 50G lanes at each end.
+    fields = {"gpus": 512, "nic_speed": 200, "leaf": "64x400", "spine": "64x400"}
     design = size(parse_request({**fields, "uplink_speed": 200}, CATALOG), CATALOG)
     leaf = design.compute.tier("leaf")
     assert leaf is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import FabricTooLarge
+from engine.errors import FabricTooLarge, MediaUnavailable
 from engine.request import parse_request
 from engine.sizing import size
 from tests.engine.catalogs import CATALOG, NO_SWITCHES
@@ -131,10 +131,12 @@ def test_native_uplinks_instead_of_breakout_at_equal_switch_counts() -> None:
     # (64 x 800G broken out 2 x 400G), not 512 x 200G.
     assert _counts(design) == {"leaf": 8, "spine": 2}
     assert _links(design, "leaf", "spine") == 256
-    forced = _size(gpus=512, nic_speed=200, leaf="64x400", spine="64x800", fabric="rail",
-                   uplink_speed=200)  # fmt: skip
-    assert _counts(forced) == _counts(design)  # breakout saves no switch here
-    assert _links(forced, "leaf", "spine") == 512
+    # Forcing 200G uplinks would join a 400G QSFP-DD cage split in two (4 x 50G lanes a link)
+    # to an 800G OSFP cage split in four (2 x 100G lanes a link): no cable or module changes
+    # lane rate on the way (ports-cages-and-plugs.md), so it is refused in those words.
+    with pytest.raises(MediaUnavailable, match="no such cable or module is made"):
+        _size(gpus=512, nic_speed=200, leaf="64x400", spine="64x800", fabric="rail",
+              uplink_speed=200)  # fmt: skip
 
 
 def test_neti710_64_gpu_pair_single_tier() -> None:

@@ -290,10 +290,11 @@ def test_another_teams_design_is_not_found(other_engineer, design):
 
 @pytest.mark.django_db
 def test_breakout_cables_are_checked_lane_by_lane(engineer, design):
-    # 512 GPUs at 400G on the seed's default leaves: 800G cages split 2x400G, so one cable
-    # carries two servers' links (swp3s1+swp3s2 to srv0005+srv0006), 208 such cables.
+    # 512 GPUs at 400G on SN5600 leaves: 800G cages split 2x400G, so one cable carries two
+    # servers' links (swp3s1+swp3s2 to srv0005+srv0006).
     big = services.design_create(owner=engineer, name="Breakout", request_data={
-        "gpus": 512, "gpus_per_server": 8, "nic_speed": 400})  # fmt: skip
+        "gpus": 512, "gpus_per_server": 8, "nic_speed": 400,
+        "leaf": "MSN5600-VS2FC"})  # fmt: skip
     rows = list(services.design_cabling(design=big))
     breakout = [row for row in rows if row.links == 2]
     assert breakout

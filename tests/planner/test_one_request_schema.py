@@ -235,10 +235,12 @@ def test_the_api_alternatives_take_the_search_fields(catalog, api):
 
 
 def test_uplink_speed_reaches_the_engine_through_the_api_as_through_the_cli(catalog, api):
-    """A set uplink speed holds (tests/engine/test_search.py): 200G NICs on 64x400 leaves with
-    64x800 spines. Left open, the leaves go up at 400G, one native port each; set to 200, each
-    400G cage is split in two (2x200G). The API's answer is the CLI's, the same engine."""
-    fields = {"gpus": 512, "nic_speed": 200, "leaf": "64x400", "spine": "64x800"}
+    """A set uplink speed holds (tests/engine/test_search.py): 200G NICs on 64x400 leaves and
+    spines. Left open, the leaves go up at 400G, one native port each; set to 200, each 400G
+    cage is split in two (2x200G) at both ends. The API's answer is the CLI's, the same engine.
+    (Under 64x800 spines a forced 200G would join 50G lanes to 100G ones: refused, as in
+    tests/engine/test_worked_examples.py.)"""
+    fields = {"gpus": 512, "nic_speed": 200, "leaf": "64x400", "spine": "64x400"}
     open_ = api.post("/api/v1/designs/preview/", fields, format="json").json()["result"]
     body = {**fields, "uplink_speed": 200}
     response = api.post("/api/v1/designs/preview/", body, format="json")
@@ -248,7 +250,7 @@ def test_uplink_speed_reaches_the_engine_through_the_api_as_through_the_cli(cata
     assert (leaf["uplink_speed_gbps"], leaf["uplink_breakout"]) == (200, "2x200G")
     open_leaf = {tier["role"]: tier for tier in open_["planes"][0]["tiers"]}["leaf"]
     assert open_leaf["uplink_speed_gbps"] == 400
-    cli = _cli(["--gpus", "512", "--nic-speed", "200", "--leaf", "64x400", "--spine", "64x800",
+    cli = _cli(["--gpus", "512", "--nic-speed", "200", "--leaf", "64x400", "--spine", "64x400",
                 "--uplink-speed", "200"])  # fmt: skip
     assert cli == result
 
