@@ -7,8 +7,8 @@ many lanes. The figures are the standards' (../shared/reference/ports-cages-and-
 factors and what they accept"): a 400G QSFP-DD cage runs 8 x 50G PAM4, so its 4 x 100G breakout
 gives 2 x 50G legs, which a QSFP56 cage takes and a QSFP28 cage (4 x 25G NRZ) does not; an 800G
 OSFP cage runs 8 x 100G, so "800G OSFP to 8 x QSFP28" and "800G to 4 x 200G QSFP56" do not exist.
-Parallel optics carry the same lanes on fibre (SR8 is eight 100G lanes on 800G), so a breakout
-module meets far modules of its own lane rate only."""
+This binds copper and AOC assemblies, electrical at both ends; optical modules convert lanes
+(a QSFP28 100G-DR module takes one 100G lane of a 400G-DR4 breakout), so optics are free of it."""
 
 from __future__ import annotations
 
@@ -102,9 +102,8 @@ def cage_for(end: PortEnd, other: PortEnd, speed: int) -> FormFactor:
 
 
 def lanes_refusal(speed: int, a: PortEnd, b: PortEnd) -> Text | None:
-    """Why no part joins these two cages, or None when one could. A breakout assembly keeps the
-    cage's lane rate on each leg, and parallel optics carry the same lanes on fibre (no 800G
-    module breaks out to 200G SR4 modules), so both obey the lanes (engine.lanes)."""
+    """Why no copper or AOC assembly joins these two cages, or None when one could: a breakout
+    assembly keeps the cage's lane rate on each leg, end to end."""
     if a.ways == b.ways:
         return None
     fat, thin = (a, b) if a.ways > b.ways else (b, a)
@@ -144,4 +143,57 @@ def lanes_refusal(speed: int, a: PortEnd, b: PortEnd) -> Text | None:
         thin_rate=thin_rate,
         thin_native=thin_native,
         thin=thin.form_factor.value,
+    )
+
+
+# Optical lanes (rate in Gb/s, count) a parallel module of each native speed runs: 800G SR8/DR8
+# and 2 x 400G-SR4/DR4 are 8 x 100G; 400G is SR4/DR4 (4 x 100G) or SR8 (8 x 50G); 200G SR4/FR4
+# 4 x 50G; 100G SR4 4 x 25G (IEEE 802.3bm, cm, db, df).
+MODULE_LANES: dict[int, tuple[tuple[int, int], ...]] = {
+    800: ((100, 8),),
+    400: ((100, 4), (50, 8)),
+    200: ((50, 4),),
+    100: ((25, 4),),
+}
+# The lanes one link of a shipping module runs on: 100G-DR/FR (1 x 100G), 400G-DR4/SR4,
+# 50G-SR/FR, 100G-SR2, 200G-SR4/FR4, 25G-SR, 50G-SR2, 100G-SR4. Two 100G lanes (200G-DR2) is in
+# IEEE 802.3df but ships in no breakout module of the catalog's generations.
+LINK_LANES = frozenset(
+    {(100, 1), (100, 4), (100, 8), (50, 1), (50, 2), (50, 4), (50, 8), (25, 1), (25, 2), (25, 4)}
+)
+
+
+def _link_formats(native_gbps: int, ways: int) -> set[tuple[int, int]]:
+    """The optical lanes one link of a module at `native_gbps` split `ways` ways can run."""
+    formats = MODULE_LANES.get(native_gbps, ((native_gbps, 1),))
+    return {
+        (rate, lanes // ways)
+        for rate, lanes in formats
+        if lanes % ways == 0 and (rate, lanes // ways) in LINK_LANES
+    }
+
+
+def optics_refusal(speed: int, a: PortEnd, b: PortEnd) -> Text | None:
+    """Why no pair of parallel modules joins these two cages, or None when one could: a
+    breakout module's links keep its optical lanes, and the far module must run the same."""
+    if a.ways == b.ways:
+        return None
+    ends = []
+    for end in (a, b):
+        native = end.native_gbps or speed * end.ways
+        if end.ways == 1:
+            ends.append({(rate, n) for rate, n in LINK_LANES if rate * n == speed})
+        else:
+            ends.append(_link_formats(native, end.ways))
+    if ends[0] & ends[1]:
+        return None
+    fat = a if a.ways > b.ways else b
+    return text(
+        gettext_noop(
+            "no module splits a %(native)sG port %(ways)s ways into %(speed)sG links on optical "
+            "lanes the far end's module runs, and no such cable or module is made"
+        ),
+        native=fat.native_gbps or speed * fat.ways,
+        ways=fat.ways,
+        speed=speed,
     )

