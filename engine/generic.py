@@ -111,10 +111,29 @@ def assembly(
     return spec, name
 
 
-def standard(media: MediaKind, speed_gbps: int, length_m: float) -> tuple[str, Connector]:
+def standard(
+    media: MediaKind, speed_gbps: int, length_m: float, lanes: int | None = None
+) -> tuple[str, Connector]:
     """The usual standard for one link, and the connector it takes: one that ships. An 800G
     link runs eight 100G lanes, so its parallel optics take 16 fibres on an MPO-16 (IEEE 802.3df
-    800GBASE-SR8 and 800GBASE-DR8); there is no 800G SR4 or DR4 on one MPO-12."""
+    800GBASE-SR8 and 800GBASE-DR8); there is no 800G SR4 or DR4 on one MPO-12.
+
+    `lanes`: the optical lanes a link of a breakout module runs on (engine.lanes), which name
+    its standard: a 100G link on one 100G lane of a 400G-DR4 is 100GBASE-DR (or FR1 past
+    500 m, SR1 on multimode), on two 50G lanes 100GBASE-SR2, never a four-lane SR4 or FR4."""
+    if lanes is not None and lanes < 4 and speed_gbps >= 50:
+        suffix = "" if lanes == 1 else str(lanes)
+        if media == MediaKind.MMF:
+            single = "SR1" if speed_gbps >= 100 else "SR"
+            return f"{speed_gbps}GBASE-{single if lanes == 1 else 'SR' + suffix}", (
+                Connector.LC if lanes == 1 else Connector.MPO12
+            )
+        if lanes == 1:
+            kind = "DR" if speed_gbps >= 100 and length_m <= 500 else "FR"
+            return f"{speed_gbps}GBASE-{kind}{'1' if kind == 'FR' and speed_gbps >= 100 else ''}", (
+                Connector.LC
+            )
+        return f"{speed_gbps}GBASE-DR{suffix}", Connector.MPO12
     if speed_gbps >= 800 and (media == MediaKind.MMF or length_m <= 500):
         kind = "SR8" if media == MediaKind.MMF else "DR8"
         return f"{speed_gbps}GBASE-{kind}", Connector.MPO16
@@ -131,10 +150,16 @@ def standard(media: MediaKind, speed_gbps: int, length_m: float) -> tuple[str, C
 
 
 def module(
-    media: MediaKind, speed_gbps: int, cage: FormFactor, links: int, length_m: float
+    media: MediaKind,
+    speed_gbps: int,
+    cage: FormFactor,
+    links: int,
+    length_m: float,
+    lanes: int | None = None,
 ) -> tuple[TransceiverSpec, Text]:
-    """A module for one cage serving `links` links of `speed_gbps` (twin-port when 2)."""
-    link_standard, connector = standard(media, speed_gbps, length_m)
+    """A module for one cage serving `links` links of `speed_gbps` (twin-port when 2), each on
+    `lanes` optical lanes when a breakout fixes them (`standard`)."""
+    link_standard, connector = standard(media, speed_gbps, length_m, lanes)
     module_standard = f"{links}x{link_standard}" if links > 1 else link_standard
     if links > 2:
         # A parallel module run as a breakout (100G SR4 as 4 x 25G SR): one lane group per link,

@@ -173,11 +173,7 @@ def _link_formats(native_gbps: int, ways: int) -> set[tuple[int, int]]:
     }
 
 
-def optics_refusal(speed: int, a: PortEnd, b: PortEnd) -> Text | None:
-    """Why no pair of parallel modules joins these two cages, or None when one could: a
-    breakout module's links keep its optical lanes, and the far module must run the same."""
-    if a.ways == b.ways:
-        return None
+def _common_formats(speed: int, a: PortEnd, b: PortEnd) -> set[tuple[int, int]]:
     ends = []
     for end in (a, b):
         native = end.native_gbps or speed * end.ways
@@ -185,7 +181,23 @@ def optics_refusal(speed: int, a: PortEnd, b: PortEnd) -> Text | None:
             ends.append({(rate, n) for rate, n in LINK_LANES if rate * n == speed})
         else:
             ends.append(_link_formats(native, end.ways))
-    if ends[0] & ends[1]:
+    return ends[0] & ends[1]
+
+
+def link_lanes(speed: int, a: PortEnd, b: PortEnd) -> int | None:
+    """The optical lanes one link of a breakout runs on between these cages (the fewest that
+    both modules run: one 100G lane of a 400G-DR4 rather than two 50G of an SR8), or None when
+    no end breaks out (the link's own standard decides)."""
+    if a.ways == b.ways:
+        return None
+    formats = _common_formats(speed, a, b)
+    return min((lanes for _, lanes in formats), default=None)
+
+
+def optics_refusal(speed: int, a: PortEnd, b: PortEnd) -> Text | None:
+    """Why no pair of parallel modules joins these two cages, or None when one could: a
+    breakout module's links keep its optical lanes, and the far module must run the same."""
+    if a.ways == b.ways or _common_formats(speed, a, b):
         return None
     fat = a if a.ways > b.ways else b
     return text(

@@ -32,7 +32,7 @@ from engine.catalog import (
     accepts,
 )
 from engine.errors import MediaUnavailable
-from engine.lanes import cage_for, lanes_refusal, optics_refusal
+from engine.lanes import cage_for, lanes_refusal, link_lanes, optics_refusal
 from engine.ports import SwitchModel, per_model, ways
 from engine.request import MediaPolicy
 from engine.text import Text, gettext_noop, text
@@ -614,7 +614,8 @@ class MediaSelector:
     ) -> MediaChoice | None:
         ends = []
         gaps: tuple[tuple[str, Text], ...] = ()
-        link_standard, _ = generic.standard(media, speed, length)
+        lanes = link_lanes(speed, a, b)
+        link_standard, _ = generic.standard(media, speed, length, lanes)
         for end in (a, b):
             catalog = [
                 m
@@ -627,7 +628,7 @@ class MediaSelector:
                 ends.append(catalog[0])
                 continue
             cage = cage_for(end, b if end is a else a, speed)
-            spec, name = generic.module(media, speed, cage, end.ways, length)
+            spec, name = generic.module(media, speed, cage, end.ways, length, lanes)
             ends.append(spec)
             gaps += ((str(name), name),)
         mod_a, mod_b = ends
@@ -637,8 +638,8 @@ class MediaSelector:
             # The catalog's module at one end does not pair with the usual standard: both generic.
             cage_a = cage_for(a, b, speed)
             cage_b = cage_for(b, a, speed)
-            mod_a, name_a = generic.module(media, speed, cage_a, a.ways, length)
-            mod_b, name_b = generic.module(media, speed, cage_b, b.ways, length)
+            mod_a, name_a = generic.module(media, speed, cage_a, a.ways, length, lanes)
+            mod_b, name_b = generic.module(media, speed, cage_b, b.ways, length, lanes)
             gaps = ((str(name_a), name_a), (str(name_b), name_b))
         generic_fibre = True
         choice = self._pair(media, speed, length, mod_a, a.ways, mod_b, b.ways, gaps, False)
