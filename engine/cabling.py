@@ -5,7 +5,7 @@ in a fixed order (plane, tier pair, fabric plane, switch, port), so two runs giv
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from engine import names
@@ -69,6 +69,14 @@ def _nic_port(plane: str, index: int) -> str:
     return {"compute": "c", "storage": "s", "frontend": "f", "oob": "bmc"}.get(plane, "p") + str(
         index + 1
     )
+
+
+def _devices(names: Iterable[str]) -> str:
+    """A cable's devices at one end: the one device, or one per lane in lane order, so that
+    lane k of "spine01+spine02" is unambiguous beside its ports (issue 26: a breakout row to
+    two spines listed each once, and a reader had to guess which lanes went where)."""
+    lanes = list(names)
+    return lanes[0] if len(set(lanes)) == 1 else "+".join(lanes)
 
 
 def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Iterator[_Link]:
@@ -246,9 +254,9 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
             b_plug=b_plug,
             cable=cable,
             plane=plane.name,
-            a_device="+".join(dict.fromkeys(link.a_device for link in pending)),
+            a_device=_devices(link.a_device for link in pending),
             a_port="+".join(link.a_port for link in pending),
-            b_device="+".join(dict.fromkeys(link.b_device for link in pending)),
+            b_device=_devices(link.b_device for link in pending),
             b_port="+".join(link.b_port for link in pending),
             media=first.group.media,
             length_m=max(link.group.length_m for link in pending),

@@ -386,6 +386,18 @@ def _resilience(planes: tuple[PlaneDesign, ...]) -> list[DesignWarning]:
                 plane=plane.name,
             )
             action = text(gettext_noop("Dual-home the servers to a switch pair."))
+        elif shape.style == "tor" and shape.leaves_per_group == 1 and shape.group_servers > 1:
+            # Issue 26: single-homed racks got no note, although a leaf failure cuts them off
+            # (engine.failures says so); a dual-homed pair has two leaves a group.
+            message = text(
+                gettext_noop(
+                    "%(plane)s: each rack's %(servers)s servers hang off one top-of-rack leaf; "
+                    "if it fails, they are cut off from the fabric."
+                ),
+                plane=plane.name,
+                servers=shape.group_servers,
+            )
+            action = text(gettext_noop("Dual-home the servers to a leaf pair (dual homing)."))
         elif shape.tiers >= 2 and shape.spines_per_pod == 1:
             message = text(
                 gettext_noop(

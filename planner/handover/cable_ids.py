@@ -44,8 +44,8 @@ def identified(rows: Iterable[CablingRow], elevations: Elevations) -> Iterator[C
 
 def legs(row: CablingRow) -> list[tuple[str, str, str, str]]:
     """The links of one cable as (a device, a port, b device, b port). A breakout cable lists
-    its lanes' ports joined by `+` but each distinct device once, in lane order; see
-    `_per_lane` for how lanes find their device again."""
+    its lanes' ports joined by `+`, and its devices once when all lanes share one, else one per
+    lane (engine.cabling); `_per_lane` still reads rows that named each device once."""
     a_ports, b_ports = row.a_port.split("+"), row.b_port.split("+")
     a_devices = _per_lane(row.a_device.split("+"), a_ports)
     b_devices = _per_lane(row.b_device.split("+"), b_ports)

@@ -301,3 +301,38 @@ def test_the_text_names_growth_by_what_the_design_has(gpus, tiers, words):
     design = _size(gpus=gpus, gpus_per_server=8)
     assert design.compute.shape.tiers == tiers
     assert f"GPUs {words}," in format_text(design)
+
+
+def test_a_cable_names_one_device_or_one_per_lane() -> None:
+    # Issue 26: a breakout row listed each distinct device once beside a port per lane
+    # ("spine01+spine02" against three ports), so which lane went where had to be guessed.
+    from engine.cabling import iter_cabling
+
+    for fields in (
+        {"gpus": 512, "nic_speed": 400, "leaf": "SW-64x800", "fabric": "rail"},
+        {"gpus": 256, "nic_speed": 200, "leaf": "64x400", "spine": "64x400", "fabric": "tor"},
+        # 6 ports a server on 400G cages split 4 ways: a cable's lanes c5+c6 of one server and
+        # c1+c2 of the next, named "srv0001+srv0002" against four ports before.
+        {"gpus": 96, "gpus_per_server": 6, "nic_speed": 100, "leaf": "64x400", "fabric": "tor"},
+    ):
+        rows = list(iter_cabling(_size(**fields)))
+        broken_out = [row for row in rows if row.links > 1]
+        assert broken_out  # each request has breakout cables (2 x 400G, 2 x 200G cages)
+        for row in rows:
+            for devices, ports in ((row.a_device, row.a_port), (row.b_device, row.b_port)):
+                named = devices.split("+")
+                assert len(named) in (1, len(ports.split("+"))), (devices, ports)
+                assert len(named) == 1 or len(set(named)) > 1  # one device is named once
+
+
+def test_single_homed_top_of_rack_racks_get_a_single_point_of_failure_note() -> None:
+    # Issue 26: a leaf failure cuts a single-homed rack off (engine.failures); the note was
+    # missing. Dual-homed, each rack has a leaf pair and no such note.
+    fields = {"gpus": 512, "nic_speed": 400, "leaf": "64x400", "fabric": "tor"}
+    single = _size(**fields)
+    notes = [w.message for w in single.warnings if w.code == "single_point_of_failure"]
+    assert any("top-of-rack leaf" in note for note in notes), notes
+    paired = _size(**fields, dual_homing=True)
+    assert not any("top-of-rack leaf" in w.message for w in paired.warnings), (
+        "a dual-homed rack has two leaves"
+    )
