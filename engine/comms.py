@@ -12,13 +12,16 @@ each GPU moves, times the collective's bus factor, over the bus bandwidth the fa
   (8 x 25 GB/s) in nccl-tests across nodes: 0.92-0.96 of line rate; 0.95 meets both within 1 %.
 - A group with k members in each server crosses servers on those k members' NICs at once (the
   ring leaves every server once per channel, one channel per NIC): k x NIC bus bandwidth.
-- Above the leaves, the bandwidth is divided by the oversubscription of every tier the traffic
-  climbs through (leaf uplinks, then spine uplinks). This is a bound for rings: a ring in
-  cabling order crosses the spines only between units, but a long job does not keep that order
-  (Llama 3 saw 419 interruptions in 54 days on 16,384 GPUs, each one replacing servers from
-  wherever they are free), and NCCL's trees and every other group's rings climb at the same
-  time; so every member is taken to share the uplinks. AllToAll's pattern does not depend on
-  order: the share of each GPU's data addressed outside its server, unit or pod is exact.
+- Above the leaves, two figures (issue 26: a bound was shown as the estimate). The estimate: a
+  ring in cabling order (a scheduler packs the job) leaves a unit on one hop only, so its
+  bandwidth is the NICs' whatever the leaf ratio; only a ring that is not rail-aligned on a
+  rail fabric climbs to the spines at every hop, and shares the leaf uplinks. The bound: every
+  member shares the uplinks, the bandwidth divided by the oversubscription of every tier the
+  traffic climbs through (leaf uplinks, then spine uplinks) - what a long job comes to, as it
+  does not keep that order (Llama 3 saw 419 interruptions in 54 days on 16,384 GPUs, each one
+  replacing servers from wherever they are free) and NCCL's trees and every other group's
+  rings climb at the same time. AllToAll's pattern does not depend on order: the share of
+  each GPU's data addressed outside its server, unit or pod is exact, estimate and bound alike.
 - Rail-optimized fabrics carry a rail-aligned job's traffic between servers on one rail (NCCL
   keeps a ring on NIC i of every server; PXN moves AllToAll data over NVLink to the GPU on the
   destination's rail first), so within a unit it never leaves the rail's leaf. Rail-only
@@ -63,9 +66,14 @@ class CollectiveTime:
     tier: str  # one of TIERS
     oversubscription: float  # the product of the tiers it climbs through (1 below the spines)
     bus_gbytes_per_s: float  # 0 when it stays inside the server
-    seconds: float
+    seconds: float  # the estimate: a ring in cabling order (see the module's docstring)
     counted: bool = True  # False: inside the server (NVLink) or not estimable
     note: Text | None = None
+    bound_seconds: float | None = None  # every member sharing the uplinks; None: as `seconds`
+
+    @property
+    def bound(self) -> float:
+        return self.seconds if self.bound_seconds is None else self.bound_seconds
 
     @property
     def crosses_spines(self) -> bool:
@@ -83,6 +91,7 @@ class CollectiveTime:
             "oversubscription": round(self.oversubscription, 4),
             "bus_gbytes_per_s": round(self.bus_gbytes_per_s, 3),
             "seconds": round(self.seconds, 6),
+            "bound_seconds": round(self.bound, 6),
             "counted": self.counted,
             "crosses_spines": self.crosses_spines,
             "note": self.note.as_dict() if self.note else None,
@@ -116,6 +125,11 @@ class CommsEstimate:
     def crosses_spines(self) -> bool:
         return any(c.crosses_spines and c.counted for c in self.collectives)
 
+    @property
+    def bound_seconds_per_step(self) -> float:
+        """The step's communication when every member shares the uplinks (the bound)."""
+        return sum(c.bound for c in self.collectives if c.counted)
+
     def collective(self, name: str) -> CollectiveTime | None:
         return next((c for c in self.collectives if c.name == name), None)
 
@@ -131,6 +145,7 @@ class CommsEstimate:
             "spine_oversubscription": self.spine_oversubscription,
             "collectives": [c.to_json() for c in self.collectives],
             "seconds_per_step": round(self.seconds_per_step, 6),
+            "bound_seconds_per_step": round(self.bound_seconds_per_step, 6),
             "compute_seconds_per_step": self.compute_seconds_per_step,
             "share_of_compute": None if share is None else round(share, 4),
             "bottleneck": self.bottleneck,
@@ -253,11 +268,15 @@ def _ring(
             note=text(gettext_noop("Stays inside the server (NVLink); not counted.")),
         )  # fmt: skip
     over = _over(fabric, tier)
-    bus = k * fabric.gbytes_per_s / over
+    # In cabling order a ring leaves its unit (pod) on one hop only, unless it is not
+    # rail-aligned on a rail fabric: then every hop reaches another rail's leaf via the spines.
+    in_order = fabric.leaf_over if fabric.rail and not job.rail_aligned else 1.0
+    bus = k * fabric.gbytes_per_s / min(over, in_order)
+    bound = buffer * factor / (k * fabric.gbytes_per_s / over * 1e9)
     return CollectiveTime(
         name=name, collective=collective, group_size=size, members_per_server=k,
         bytes_per_gpu=round(buffer), bus_factor=factor, tier=tier, oversubscription=over,
-        bus_gbytes_per_s=bus, seconds=buffer * factor / (bus * 1e9),
+        bus_gbytes_per_s=bus, seconds=buffer * factor / (bus * 1e9), bound_seconds=bound,
     )  # fmt: skip
 
 
@@ -414,6 +433,8 @@ class Comparison:
     seconds_added: float  # other - base, per step; negative when `other` is faster
     share_added: float | None  # of the stated compute time
     text: Text
+    bound_seconds_added: float = 0.0  # the same, by the bound (every member on the uplinks)
+    bound_text: Text | None = None  # said when the bound differs from the estimate
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -421,7 +442,9 @@ class Comparison:
             "saving": None if self.saving is None else str(self.saving),
             "seconds_added": round(self.seconds_added, 6),
             "share_added": None if self.share_added is None else round(self.share_added, 4),
+            "bound_seconds_added": round(self.bound_seconds_added, 6),
             "text": self.text.as_dict(),
+            "bound_text": self.bound_text.as_dict() if self.bound_text else None,
         }
 
 
@@ -469,12 +492,29 @@ def compare(
             seconds=seconds,
         )
     compute = base.compute_seconds_per_step
+    bound_added = other.bound_seconds_per_step - base.bound_seconds_per_step
+    bound_text = None
+    if abs(bound_added - added) >= 5e-4:  # what the figures show to three places
+        bound_text = text(
+            gettext_noop(
+                "With every member of a group sharing the uplinks (a job no longer placed in "
+                "cabling order), %(seconds)s s per step more."
+            )
+            if bound_added >= 0
+            else gettext_noop(
+                "With every member of a group sharing the uplinks (a job no longer placed in "
+                "cabling order), %(seconds)s s per step less."
+            ),
+            seconds=f"{abs(bound_added):.3g}",
+        )
     return Comparison(
         label=label,
         saving=saving,
         seconds_added=added,
         share_added=added / compute if compute else None,
         text=message,
+        bound_seconds_added=bound_added,
+        bound_text=bound_text,
     )
 
 

@@ -139,6 +139,7 @@ class CollectiveRow:
     seconds: float
     counted: bool
     note: str
+    bound_seconds: float = 0.0  # every member sharing the uplinks (engine.comms)
 
 
 @dataclass(frozen=True)
@@ -248,6 +249,13 @@ def _alternatives(
     return tuple(design for design in found if _bom_key(design) != own), ""
 
 
+def _comparison_text(comparison: Comparison | None) -> str:
+    if comparison is None:
+        return ""
+    said = translated(comparison.text)
+    return f"{said} {translated(comparison.bound_text)}" if comparison.bound_text else said
+
+
 def _collective_rows(found: CommsEstimate) -> tuple[CollectiveRow, ...]:
     return tuple(
         CollectiveRow(
@@ -264,6 +272,7 @@ def _collective_rows(found: CommsEstimate) -> tuple[CollectiveRow, ...]:
             seconds=c.seconds,
             counted=c.counted,
             note=translated(c.note) if c.note else "",
+            bound_seconds=c.bound,
         )
         for c in found.collectives
     )
@@ -347,7 +356,7 @@ def design_meaning(
                         other_estimate.leaf_oversubscription if other_estimate else 1.0
                     ),
                     estimate=other_estimate, comparison=comparison,
-                    comparison_text=translated(comparison.text) if comparison else "",
+                    comparison_text=_comparison_text(comparison),
                 )
             )  # fmt: skip
     report = failure_report(engine, prices)
@@ -537,11 +546,13 @@ def estimate_text(found: CommsEstimate) -> str:
     """The estimate as the CLI prints it, one collective a line."""
     lines = [
         _(
-            "Communication per step: %(seconds)s s (NIC %(gbps)s Gbps per GPU at %(eff)s of line "
+            "Communication per step: %(seconds)s s in cabling order, at most %(bound)s s with "
+            "every member sharing the uplinks (NIC %(gbps)s Gbps per GPU at %(eff)s of line "
             "rate: %(gb)s GB/s)"
         )
         % {
             "seconds": f"{found.seconds_per_step:.4f}",
+            "bound": f"{found.bound_seconds_per_step:.4f}",
             "gbps": f"{found.nic_gbps_per_gpu:g}",
             "eff": f"{found.efficiency:g}",
             "gb": f"{found.gbytes_per_s_per_gpu:.2f}",
@@ -559,7 +570,11 @@ def estimate_text(found: CommsEstimate) -> str:
             }
         )
     for c in found.collectives:
-        seconds = f"{c.seconds:.4f} s" if c.counted else (translated(c.note) if c.note else "-")
+        seconds = (
+            f"{c.seconds:.4f} s (<= {c.bound:.4f} s)"
+            if c.counted
+            else (translated(c.note) if c.note else "-")
+        )
         lines.append(
             f"  {c.name}: {c.collective}, {c.group_size} ranks, {c.bytes_per_gpu / 1e9:.3f} GB, "
             f"{c.tier} {c.oversubscription:g}:1, {seconds}"

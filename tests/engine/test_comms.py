@@ -91,20 +91,29 @@ def test_1024_gpu_job_on_the_2_to_1_alternative_and_the_comparison() -> None:
     dp = other.collective("data_parallel")
     assert dp is not None
     # Stage 2 (GPUs 256-511) now straddles the unit boundary at 336: the ring climbs to the
-    # spines, through leaf uplinks at 1.9091:1: 0.178454 s x 1.9091 = 0.340687 s.
+    # spines. Placed in cabling order it leaves the unit on one hop, at the NICs' 0.178454 s;
+    # with every member sharing the leaf uplinks at 1.9091:1 the bound is 0.340687 s.
     assert (dp.tier, dp.oversubscription) == ("spine", 1.9091)
-    assert dp.seconds == pytest.approx(0.178454 * 1.9091, abs=1e-5)
-    # The pipeline hop too: 0.0113025 x 1.9091 = 0.021578 s. Added: 0.362265 - 0.189757.
-    assert other.seconds_per_step - base.seconds_per_step == pytest.approx(0.172508, abs=1e-5)
+    assert dp.seconds == pytest.approx(0.178454, abs=1e-5)
+    assert dp.bound == pytest.approx(0.178454 * 1.9091, abs=1e-5)
+    # The pipeline hop too: 0.0113025 x 1.9091 = 0.021578 s bound. Estimate: nothing added;
+    # bound: 0.362265 - 0.189757 = 0.172508 s.
+    assert other.seconds_per_step - base.seconds_per_step == pytest.approx(0, abs=1e-9)
+    bound_added = other.bound_seconds_per_step - base.bound_seconds_per_step
+    assert bound_added == pytest.approx(0.172508, abs=1e-5)
     result = compare(base, other, label="2:1", base_cost=Decimal("1000000"),
                      other_cost=Decimal("800000"), currency="CNY")  # fmt: skip
     assert result.saving == Decimal("200000")
-    assert str(result.text) == "The 2:1 option saves 200,000.00 CNY and adds 0.173 s per step."
-    assert result.share_added == pytest.approx(0.172508 / 10, abs=1e-6)
-    assert result.to_json()["seconds_added"] == pytest.approx(0.172508, abs=1e-5)
+    assert str(result.text) == "The 2:1 option saves 200,000.00 CNY and adds 0 s per step."
+    assert str(result.bound_text) == (
+        "With every member of a group sharing the uplinks (a job no longer placed in cabling "
+        "order), 0.173 s per step more."
+    )
+    assert result.share_added == pytest.approx(0, abs=1e-9)
+    assert result.to_json()["bound_seconds_added"] == pytest.approx(0.172508, abs=1e-5)
     back = compare(other, base, label="1:1", base_cost=Decimal("800000"),
                    other_cost=Decimal("1000000"))  # fmt: skip
-    assert str(back.text) == "The 1:1 option costs 200,000.00 more and saves 0.173 s per step."
+    assert str(back.bound_text).endswith("0.173 s per step less.")
 
 
 def test_16384_gpu_job_on_three_tiers() -> None:
@@ -134,12 +143,14 @@ def test_16384_gpu_job_on_three_tiers() -> None:
     assert result.seconds_per_step == pytest.approx(0.264366 + 0.0226051, abs=1e-6)
     assert result.share_of_compute == pytest.approx(0.2869708 / 20, abs=1e-6)
     # At 2:1 the units are 84 servers (672 GPUs) and pods 2,688 GPUs: stage 3 (2,048-3,071)
-    # crosses a pod, so DP climbs to the cores through 2:1 leaves and 1:1 spines: twice as long.
+    # crosses a pod, so DP climbs to the cores through 2:1 leaves and 1:1 spines: in cabling
+    # order as fast (one hop leaves the pod), twice as long when every member shares uplinks.
     loose = estimate(parse_job(LLAMA_405B), _rail(16384, "SW-64x800", 2, uplink_speed=800))
     dp2 = loose.collective("data_parallel")
     assert dp2 is not None
     assert (dp2.tier, dp2.oversubscription) == ("core", 2.0)
-    assert dp2.seconds == pytest.approx(2 * 0.264366, abs=1e-5)
+    assert dp2.seconds == pytest.approx(0.264366, abs=1e-5)
+    assert dp2.bound == pytest.approx(2 * 0.264366, abs=1e-5)
 
 
 def test_moe_job_expert_all_to_all_and_expert_gradients() -> None:
@@ -171,7 +182,7 @@ def test_moe_job_expert_all_to_all_and_expert_gradients() -> None:
     assert dp.seconds == pytest.approx(4e9 * 2 * 1023 / 1024 / (8 * B))
 
 
-def test_more_oversubscription_is_slower_whenever_data_parallel_crosses_the_spines() -> None:
+def test_more_oversubscription_raises_the_bound_whenever_data_parallel_crosses_the_spines() -> None:
     job = parse_job({"parameters": "8B", "gpus": 1024, "sharding": "optimizer"})
     times = []
     for over in (1, 2, 3):
@@ -179,8 +190,11 @@ def test_more_oversubscription_is_slower_whenever_data_parallel_crosses_the_spin
         dp = result.collective("data_parallel")
         assert dp is not None
         assert dp.tier == "spine"  # one ring over every GPU: it crosses units in all three
-        times.append(result.seconds_per_step)
-    assert times[0] < times[1] < times[2]
+        times.append((result.seconds_per_step, result.bound_seconds_per_step))
+    # In cabling order the ring leaves each unit on one hop: the ratio costs it nothing; the
+    # bound (every member on the uplinks) grows with it.
+    assert times[0][0] == pytest.approx(times[1][0]) == pytest.approx(times[2][0])
+    assert times[0][1] < times[1][1] < times[2][1]
 
 
 def test_a_rail_aligned_job_on_a_rail_only_design_has_no_spine_traffic() -> None:
@@ -336,3 +350,16 @@ def test_more_nic_bandwidth_is_never_slower(
         for speed in (slower, faster)
     ]  # fmt: skip
     assert times[1] <= times[0] + 1e-12
+
+
+def test_a_ring_that_is_not_rail_aligned_shares_the_uplinks_even_in_cabling_order() -> None:
+    # On a rail fabric a ring whose neighbours sit on other rails reaches another rail's leaf
+    # through the spines at every hop, so even in cabling order it shares the leaf uplinks:
+    # its estimate is the bound (divided by the leaf ratio).
+    job = parse_job({"parameters": "8B", "gpus": 1024, "sharding": "optimizer",
+                     "rail_aligned": False})  # fmt: skip
+    result = estimate(job, _rail(1024, "SW-64x400", 2))
+    dp = result.collective("data_parallel")
+    assert dp is not None
+    assert dp.oversubscription > 1
+    assert dp.seconds == pytest.approx(dp.bound)

@@ -37,8 +37,9 @@ def test_the_design_page_loads_the_section_and_the_job_form_answers(client, engi
     assert 'data-testid="step-seconds"' not in first
     assert 'data-testid="single-failures"' in first
     answer = client.get(url, {**JOB_70B}, **HTMX).content.decode()
-    # 3:1 leaf uplinks: 3 x 0.731086 = 2.193257 s.
-    assert f'data-value="{3 * GRADIENT_SECONDS_1_1:.6f}"' in answer
+    # In cabling order 0.731086 s; with every member on the 3:1 leaf uplinks 2.193257 s.
+    assert f'data-testid="step-seconds" data-value="{GRADIENT_SECONDS_1_1:.6f}"' in answer
+    assert f'data-testid="step-bound" data-value="{3 * GRADIENT_SECONDS_1_1:.6f}"' in answer
     assert "<svg" in answer
     assert 'data-testid="meaning-chart"' in answer
 
@@ -63,7 +64,10 @@ def test_the_api_answers_the_estimate_and_names_bad_fields(engineer, design):
     api = client_for(engineer)
     url = f"/api/v1/designs/{design.pk}/meaning/"
     body = api.post(url, JOB_70B, format="json").json()
-    assert body["comms"]["seconds_per_step"] == pytest.approx(3 * GRADIENT_SECONDS_1_1, abs=1e-6)
+    assert body["comms"]["seconds_per_step"] == pytest.approx(GRADIENT_SECONDS_1_1, abs=1e-6)
+    # The bound: every member of the ring on the 3:1 leaf uplinks.
+    bound = body["comms"]["bound_seconds_per_step"]
+    assert bound == pytest.approx(3 * GRADIENT_SECONDS_1_1, abs=1e-6)
     assert body["comms"]["bottleneck_tier"] == "spine"
     assert body["options"][0]["is_design"] is True
     assert body["failures"]["network_per_month"] > 0
@@ -93,11 +97,16 @@ def test_size_with_a_job_adds_the_estimate(tmp_path):
     job = tmp_path / "job.json"
     job.write_text(json.dumps(JOB_70B), encoding="utf-8")
     text = _size(*REQUEST_ARGS, "--job", str(job))
-    assert f"Communication per step: {3 * GRADIENT_SECONDS_1_1:.4f} s" in text
-    # 2.193 s of the job's stated 5 s of compute: 43.9 %.
-    assert "Share of compute time: 43.9 %" in text
+    assert (
+        f"Communication per step: {GRADIENT_SECONDS_1_1:.4f} s in cabling order, at most "
+        f"{3 * GRADIENT_SECONDS_1_1:.4f} s with every member sharing the uplinks"
+    ) in text
+    # 0.731 s of the job's stated 5 s of compute: 14.6 %.
+    assert "Share of compute time: 14.6 %" in text
     data = json.loads(_size(*REQUEST_ARGS, "--job", str(job), "--format", "json"))
-    assert data["comms"]["seconds_per_step"] == pytest.approx(3 * GRADIENT_SECONDS_1_1, abs=1e-6)
+    assert data["comms"]["seconds_per_step"] == pytest.approx(GRADIENT_SECONDS_1_1, abs=1e-6)
+    bound = data["comms"]["bound_seconds_per_step"]
+    assert bound == pytest.approx(3 * GRADIENT_SECONDS_1_1, abs=1e-6)
     assert data["servers"] == 128
 
 
