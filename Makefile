@@ -37,10 +37,12 @@ lint: install
 	$(BIN)/lint-imports
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py makemigrations --check --dry-run
 
-# Every test, on every core: pytest-xdist runs one worker per core, each with a test database of
-# its own (`test_<name>_gw0`, ...) and its own broker queues (config/settings/test.py); work is
-# stolen from a busy worker, so a few long tests at the end do not leave a core idle.
-TEST_WORKERS ?= auto
+# Every test, in one process by default: on CI's 2 cores two pytest-xdist workers took longer
+# (21.3 min against 16.1 min in one process, .ci/run on a clean clone), because the browser,
+# gunicorn and Celery-worker tests start processes of their own that then fight for the cores.
+# On a bigger machine `make test TEST_WORKERS=auto` runs one worker per core, each with a test
+# database (`test_<name>_gw0`, ...) and broker queues of its own (config/settings/test.py).
+TEST_WORKERS ?= 0
 test: lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 

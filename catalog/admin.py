@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 from import_export.admin import ImportExportModelAdmin
-from import_export.formats.base_formats import CSV, XLSX
+from import_export.formats.base_formats import XLSX
 from simple_history.admin import SimpleHistoryAdmin
 
 from catalog.models import (
@@ -39,6 +39,8 @@ from catalog.models import (
 )
 from catalog.resources import (
     CableSpecResource,
+    FormulaSafeCSV,
+    FormulaSafeXLSX,
     MediaRuleResource,
     PatchPanelSpecResource,
     PriceResource,
@@ -61,8 +63,9 @@ COST_FIELDS = ("cost", "cost_currency", "cost_is_sample")
 class CatalogImportExportAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
     """CSV and XLSX. Import needs the add and change permissions of the model; export needs view."""
 
-    import_formats = [CSV, XLSX]
-    export_formats = [CSV, XLSX]
+    # Formula-safe (catalog.resources): catalog text never becomes a spreadsheet formula.
+    import_formats = [FormulaSafeCSV, XLSX]
+    export_formats = [FormulaSafeCSV, FormulaSafeXLSX]
 
     def has_import_permission(self, request: HttpRequest) -> bool:
         opts = self.opts

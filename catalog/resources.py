@@ -9,13 +9,25 @@ a 0 m reach, an unknown lifecycle, a copper cable without its B end or a fibre w
 connector is reported on its row and field. The admin previews an import as a dry run, offers to
 confirm it only when no row has an error, and runs the confirmed import in one transaction that
 rolls back on any error or invalid row (whoever calls `import_data`): nothing is ever
-half-imported."""
+half-imported.
+
+The exports are formula-safe like every other export of the site (planner.exports.files): a
+text cell that starts like a formula (`=`, `+`, `-`, `@`, a tab or a carriage return) is written
+to CSV behind a single quote, and every text cell of the XLSX is a string, never a formula; a
+catalog name or source written as `=HYPERLINK(...)` stays text. Importing a CSV takes the quote
+off again, so an export imports back unchanged."""
 
 from __future__ import annotations
 
+import io
+import re
 from typing import Any
 
+import tablib
 from import_export import fields, resources, widgets
+from import_export.formats.base_formats import CSV, XLSX
+from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
 from catalog.models import CableSpec, MediaRule, PatchPanelSpec, Price, PriceList, Product, Vendor
 
@@ -31,6 +43,61 @@ PRODUCT_FIELDS: tuple[str, ...] = (
     "source",
 )
 COST_FIELDS: tuple[str, ...] = ("cost", "cost_currency", "cost_is_sample")
+
+# planner.exports.files has the same rule; the catalog sits below planner, so it keeps its own.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A number written as text ("-40", "+1.5e3") opens as a number, not a formula: left as it is.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def formula_safe(value: Any) -> Any:
+    """A CSV cell no spreadsheet reads as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def formula_unescaped(value: Any) -> Any:
+    """What `formula_safe` was given: an imported cell loses the quote an export put before it."""
+    if isinstance(value, str) and value.startswith("'") and formula_safe(value[1:]) == value:
+        return value[1:]
+    return value
+
+
+def _mapped(dataset: tablib.Dataset, change: Any) -> tablib.Dataset:
+    mapped = tablib.Dataset(headers=dataset.headers, title=dataset.title)
+    for row in dataset:
+        mapped.append([change(value) for value in row])
+    return mapped
+
+
+class FormulaSafeCSV(CSV):
+    def export_data(self, dataset: tablib.Dataset, **kwargs: Any) -> Any:
+        return super().export_data(_mapped(dataset, formula_safe), **kwargs)
+
+    def create_dataset(self, in_stream: Any, **kwargs: Any) -> tablib.Dataset:
+        return _mapped(super().create_dataset(in_stream, **kwargs), formula_unescaped)
+
+
+class FormulaSafeXLSX(XLSX):
+    """Every text cell a string: openpyxl (through tablib) makes a formula of text starting
+    with `=`."""
+
+    def export_data(self, dataset: tablib.Dataset, **kwargs: Any) -> bytes:
+        book = Workbook()
+        sheet = book.active
+        assert sheet is not None  # a new workbook has one sheet
+        for row_number, row in enumerate([dataset.headers or [], *dataset], start=1):
+            for column, value in enumerate(row, start=1):
+                cell = sheet.cell(row=row_number, column=column)
+                if isinstance(value, str):
+                    cell.value = ILLEGAL_CHARACTERS_RE.sub("", value)
+                    cell.data_type = "s"  # after the value: openpyxl infers "f" from "="
+                else:
+                    cell.value = value
+        output = io.BytesIO()
+        book.save(output)
+        return output.getvalue()
 
 
 class StrictForeignKeyWidget(widgets.ForeignKeyWidget):

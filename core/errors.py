@@ -56,3 +56,16 @@ def problem_body(
     if errors:
         body["errors"] = errors
     return body
+
+
+class TooManyJobs(DomainError):
+    """A user (or their team) already has as many documents and exports queued or running as
+    fair use allows (core.fair_use): one more would delay everyone else's. `retry_after` is the
+    seconds after which asking again may succeed (the API's Retry-After)."""
+
+    http_status = 429
+    code = "too_many_jobs"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

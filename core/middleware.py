@@ -1,11 +1,13 @@
-"""Request middleware: NUL bytes refused in paths and queries (`NulByteMiddleware`), and
-`Idempotency-Key` on API POSTs (`IdempotencyMiddleware`)."""
+"""Request middleware: NUL bytes refused in paths and queries (`NulByteMiddleware`),
+`Idempotency-Key` on API POSTs (`IdempotencyMiddleware`), and a Retry-After on every 429
+(`RetryAfterMiddleware`). Request body limits are in `core.body_limits`."""
 
 import contextlib
 import hashlib
 import json
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 
@@ -138,3 +140,22 @@ class IdempotencyMiddleware:
 
 class _NotKept(Exception):
     """Rolls the request's transaction back; its response is still sent."""
+
+
+class RetryAfterMiddleware:
+    """Every 429 problem says when to ask again. The rate limits set their own Retry-After; a
+    refusal by fair use (core.fair_use, `TooManyJobs`, mapped to 429 with the other domain
+    errors) gets JOBS_RETRY_AFTER_SECONDS, the time a render typically takes to free a place."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            response.status_code == 429
+            and response.get("Content-Type") == PROBLEM_CONTENT_TYPE
+            and not response.has_header("Retry-After")
+        ):
+            response["Retry-After"] = str(int(settings.JOBS_RETRY_AFTER_SECONDS))
+        return response

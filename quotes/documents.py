@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from core.errors import DomainError
+from core.fair_use import jobs_fair_use_check
 from core.jobs import (
     JobFailed,
     JobKind,
@@ -34,9 +35,11 @@ from core.jobs import (
     jobs_sweep,
 )
 from core.models import WebhookEvent
+from core.retention import files_delete_on_commit
 from core.services import user_signed_in
 from core.webhooks import webhook_emit
 from planner.asbuilt.services import latest_check_id
+from quotes import transitions
 from quotes.content import revision_content_sha256
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
 from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document, template_version_for
@@ -148,6 +151,7 @@ def document_request(
         raise DomainError(_("Unknown document kind: %(kind)s.") % {"kind": kind}, field="kind")
     start = start_date or timezone.localtime(revision.created_at).date()
     content = _content_of(revision)
+    requester = user_signed_in(user)
     document, created = Document.objects.select_for_update().get_or_create(
         revision=revision,
         kind=kind,
@@ -155,15 +159,41 @@ def document_request(
         template_version=_document_version(revision, kind),
         start_date=start,
         content_sha256=content,
-        defaults={"requested_by": user_signed_in(user)},
+        defaults={"requested_by": requester},
+    )
+    # The customer's copy (the proposal of a revision out with them, from its own date) is
+    # never refused: sending asks for it, and so does the share page when the customer reads
+    # the other language; there are at most two per revision, so fair use is not at stake.
+    customers_copy = (
+        kind == DocumentKind.PROPOSAL
+        and start_date is None
+        and transitions.allows(revision.status, transitions.Action.SHARE)
     )
     if created:
+        if not customers_copy:
+            jobs_fair_use_check(user=requester, job=document)
         job_queue(kind=DOCUMENTS, job=document)
     elif document.status == DocumentStatus.FAILED:
+        if not customers_copy:
+            jobs_fair_use_check(user=requester, job=document)
+        _forget_file(document)
         job_retry(kind=DOCUMENTS, job=document)
     elif job_stuck(job=document, now=timezone.now()):
         job_requeue(kind=DOCUMENTS, job=document)
     return document
+
+
+def _forget_file(document: Document) -> None:
+    """A failed document asked for again: the file it may still name (a PDF whose bytes no
+    longer matched their hash, or a partial write) is deleted once the retry commits, before its
+    message is sent, so no render can have written a new file under that name yet. The row is
+    saved by the retry."""
+    if document.file.name:
+        files_delete_on_commit(names=[document.file.name])
+        document.file.name = ""
+        document.sha256 = ""
+        document.size_bytes = None
+        document.pages = None
 
 
 def _content_of(revision: QuoteRevision) -> str:

@@ -422,3 +422,46 @@ LOGGING = {
 # Media selection prefers the seller's own brand (EZMAX) when it costs at most this fraction
 # more per link than the cheapest part that fits (issue: "Media chosen by cost").
 OWN_BRAND_MARGIN = env.float("OWN_BRAND_MARGIN", default=0.05)
+
+# --- Issue 29: bounded request bodies, fair use of the workers, retention -----------------------
+# Request bodies (core.body_limits): refused by their declared length before any byte is read,
+# 413 above the cap of their path (411 without a length). Uploads (the as-built check, the catalog
+# import) take 20 MB of files plus room for the form around them; everything else 1 MB. The files'
+# bytes are counted again as they arrive (CappedUploadHandler, before any is spooled to disk).
+UPLOAD_FILE_MAX_BYTES = env.int("UPLOAD_FILE_MAX_BYTES", default=20 * 1024 * 1024)
+UPLOAD_BODY_MAX_BYTES = env.int(
+    "UPLOAD_BODY_MAX_BYTES", default=UPLOAD_FILE_MAX_BYTES + 1024 * 1024
+)
+REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=1024 * 1024)
+UPLOAD_BODY_PATHS = [
+    r"^/designs/\d+/handover/as-built/$",
+    r"^/api/v1/designs/[^/]+/as-built/$",
+    r"^/admin/catalog/\w+/(process_)?import/$",
+]
+FILE_UPLOAD_HANDLERS = [
+    "core.body_limits.CappedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# Before the CSRF check and the idempotency middleware, which both read the body.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("core.middleware.NulByteMiddleware") + 1,
+    "core.body_limits.BodyLimitMiddleware",
+)
+# A JSON body's keys, counted in every object, before any serializer looks at them (core.parsers).
+API_JSON_MAX_KEYS = env.int("API_JSON_MAX_KEYS", default=200)
+
+# Fair use (core.fair_use): documents and exports one user, and one team, may have queued or
+# running at once; one more is 429 with Retry-After (one render's typical time).
+JOBS_PER_USER_MAX = env.int("JOBS_PER_USER_MAX", default=10)
+JOBS_PER_TEAM_MAX = env.int("JOBS_PER_TEAM_MAX", default=30)
+JOBS_RETRY_AFTER_SECONDS = env.int("JOBS_RETRY_AFTER_SECONDS", default=30)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("axes.middleware.AxesMiddleware"), "core.middleware.RetryAfterMiddleware"
+)
+
+# Retention (core.retention, `manage.py retention_sweep`): webhook deliveries and their attempts
+# are deleted this long after they succeeded or finally failed; a stored file no row names is
+# deleted once older than the grace period (a file is written just before its row commits).
+WEBHOOK_DELIVERY_RETENTION_DAYS = env.int("WEBHOOK_DELIVERY_RETENTION_DAYS", default=30)
+ORPHAN_FILE_GRACE_HOURS = env.int("ORPHAN_FILE_GRACE_HOURS", default=24)

@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy, override
 
 from catalog.models import ServerSpec
 from core.errors import DomainError
+from core.fair_use import jobs_fair_use_check
 from core.jobs import (
     JobFailed,
     JobKind,
@@ -337,16 +338,19 @@ def export_request(
             raise LabelSheetTooLarge(rows_total)
     else:
         language = ""
+    requester = user_signed_in(user)
     job, created = ExportJob.objects.select_for_update().get_or_create(
         design=design,
         format=format,
         design_updated_at=design.updated_at,
         language=language,
-        defaults={"requested_by": user_signed_in(user), "rows_total": rows_total},
+        defaults={"requested_by": requester, "rows_total": rows_total},
     )
     if created:
+        jobs_fair_use_check(user=requester, job=job)
         job_queue(kind=EXPORTS, job=job)
     elif job.status == ExportJob.FAILED:
+        jobs_fair_use_check(user=requester, job=job)
         job_retry(kind=EXPORTS, job=job)
     elif job_stuck(job=job, now=timezone.now()):
         job_requeue(kind=EXPORTS, job=job)

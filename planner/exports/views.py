@@ -12,11 +12,12 @@ from django.http import (
     HttpResponse,
     HttpResponseBase,
 )
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from core.downloads import download_stream
 from core.errors import DomainError
+from core.view_errors import refused_as_message
 from planner import selectors
 from planner.exports import jobs as export_jobs
 from planner.exports.models import ExportFormat, ExportJob
@@ -41,8 +42,13 @@ def _export(request: HttpRequest, pk: int, format: str) -> HttpResponseBase:
             filename=f"design-{design.pk}-{stem}.csv",
             content_type="text/csv",
         )
-    job = export_jobs.export_request(user=request.user, design=design, format=format)
-    return render(request, "planner/export_job.html", {"job": job, "design": design}, status=202)
+    # Refused (too many jobs of this user or team under way): the design page says why.
+    with refused_as_message(request):
+        job = export_jobs.export_request(user=request.user, design=design, format=format)
+        return render(
+            request, "planner/export_job.html", {"job": job, "design": design}, status=202
+        )
+    return redirect("planner:design-detail", pk=design.pk)
 
 
 @login_required

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from core.downloads import download, download_stream
+from core.errors import TooManyJobs
 from engine.design import Design as EngineDesign
 from planner import selectors, services
 from planner.exports import jobs as export_jobs
@@ -145,7 +146,7 @@ def labels_pdf_view(request: HttpRequest, pk: int) -> HttpResponse:
         job = export_jobs.export_request(
             user=request.user, design=design, format=format, language=get_language() or ""
         )
-    except export_jobs.LabelSheetTooLarge as exc:
+    except (export_jobs.LabelSheetTooLarge, TooManyJobs) as exc:
         messages.error(request, exc.message)
         return redirect("planner:handover", pk=pk)
     return redirect("planner:export-job", pk=pk, job_id=job.pk)

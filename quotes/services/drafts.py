@@ -5,11 +5,11 @@ and revision 0: a later revision's quote was sent before)."""
 from __future__ import annotations
 
 from django.contrib.auth.models import User
-from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.retention import files_delete_on_commit
 from quotes.models import AuditAction, Quote, QuoteRevision
 from quotes.services.errors import ActionNotAllowed
 from quotes.services.records import _require, audit_record
@@ -31,11 +31,6 @@ def _draft_never_sent(quote: Quote, action: Action) -> QuoteRevision:
             % {"number": quote.number},
         )
     return latest
-
-
-def _delete_files(names: list[str]) -> None:
-    for name in names:
-        default_storage.delete(name)
 
 
 def quote_archive(*, user: User, quote: Quote, archived: bool = True) -> Quote:
@@ -69,6 +64,7 @@ def quote_delete(*, user: User, quote: Quote) -> str:
         files = [name for name in revision.documents.values_list("file", flat=True) if name]
         number = quote.number
         quote.delete()
-        # The PDFs go once the rows are gone for good (a rollback keeps both).
-        transaction.on_commit(lambda: _delete_files(files))
+        # The PDFs go once the rows are gone for good (a rollback keeps both); a file that cannot
+        # be deleted then is left to the retention sweep, never a server error after the commit.
+        files_delete_on_commit(names=files)
     return number
