@@ -15,7 +15,7 @@ from engine.geometry import (
     leaf_link_runs,
     pod_leaf_runs,
     rail_style,
-    spine_core_run_m,
+    spine_core_runs_m,
 )
 from engine.request import Layout
 from engine.wiring import locate, lower_part_of_cage, port_name, upper_cage_runs
@@ -178,7 +178,7 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
         return
     mc = shape.spine_core_links
     upper, lower = plane.core_down_parts, plane.spine_up_parts
-    runs = upper_cage_runs((spine_core_run_m(layout),) * shape.pods, mc, upper)
+    runs = upper_cage_runs(spine_core_runs_m(shape, layout), mc, upper)
     for fabric_plane in range(shape.fabric_planes):
         for pod in range(shape.pods):
             for spine_index in range(shape.spines_per_pod):

@@ -271,8 +271,22 @@ def spine_span(shape: PlaneShape, group: int) -> tuple[int, int]:
     return first, count
 
 
-def spine_core_run_m(layout: Layout) -> float:
-    return _round(CORE_RUN_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
+@lru_cache(maxsize=256)
+def spine_core_runs_m(shape: PlaneShape, layout: Layout) -> tuple[float, ...]:
+    """Each pod's spine-to-core run, in pod order. The cores stand in the network area at the
+    front of the hall and each pod's spines beside its own rows of racks, so a pod's run grows
+    with its distance from the front: rows of ROW_PITCH_M, as many as the pod's racks fill
+    (issue 26: every pod was given the same 17.5 m, 64 pods of 131,072 GPUs over ~980 m of
+    rows included). At the front, not the middle, so that a pod added later changes no run."""
+    pod_servers = shape.group_servers * shape.groups_per_pod
+    if shape.style == "packed":
+        pod_servers //= max(shape.ports_per_server, 1)
+    per_row = max(layout.servers_per_rack * layout.racks_per_row, 1)
+    pod_rows = max(1, math.ceil(pod_servers / per_row))
+    return tuple(
+        _round(CORE_RUN_M + pod * pod_rows * ROW_PITCH_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
+        for pod in range(shape.pods)
+    )
 
 
 def pod_leaf_runs(shape: PlaneShape, layout: Layout, pod: int) -> tuple[float, ...]:

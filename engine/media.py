@@ -237,7 +237,11 @@ class MediaSelector:
         limits: list[Text] = []
         found: list[_Candidate] = []
         for order, media in enumerate(allowed):
-            rule = self.rules.get((speed, media))
+            # A cage broken out carries its links on a cable of the cage's speed (2 x 50G on a
+            # 100G AOC): that speed's rule covers it when the link speed has none.
+            rule = self.rules.get((speed, media)) or self.rules.get(
+                (speed * max(a.ways, b.ways), media)
+            )
             if rule is not None and rule.max_reach_m < length - 1e-9:
                 limits.append(_reach(media, rule))
                 continue

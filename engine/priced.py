@@ -19,7 +19,9 @@ from engine.sizing import _size
 
 
 def _stand_ins(design: Design) -> int:
-    return sum(1 for line in design.bom if line.catalog_gap)
+    """Stand-in parts to price by hand, counted as bought (a line of 1,024 modules weighs
+    1,024): a design whose only gap is a long trunk beats one with generic modules throughout."""
+    return sum(line.quantity for line in design.bom if line.catalog_gap)
 
 
 def size_priced(
@@ -29,10 +31,10 @@ def size_priced(
 ) -> Design:
     """`_size`, preferring what the catalog sells: when the design needs generic stand-ins and
     the request leaves the leaf-to-spine speed open, each other speed both tiers run is sized
-    too, and one built from catalog parts alone wins over it (the fewest switches, then the
-    lowest cost per GPU, among those). An 800G uplink the catalog has no optic for loses to
-    2 x 400G on the twin-port modules it sells: the H100 SuperPOD's own choice, fully priced.
-    Where every speed needs stand-ins, the fabric's choice (fewest switches) stands."""
+    too, and the one with the fewest stand-in parts wins (among those built from catalog parts
+    alone, the fewest switches, then the lowest cost per GPU). An 800G uplink the catalog has
+    no optic for loses to 2 x 400G on the twin-port modules it sells: the H100 SuperPOD's own
+    choice, fully priced. At equal stand-ins, the fabric's choice (fewest switches) stands."""
     design = _size(request, catalog, prices)
     if request.uplink_speed_gbps is not None or not _stand_ins(design):
         return design
@@ -40,7 +42,7 @@ def size_priced(
     if shape.tiers < 2:
         return design
     models = _compute_models(request)
-    best, best_key = design, _priced_key(design)
+    best, best_key = design, (_stand_ins(design), *_priced_key(design))
     for speed in uplink_speeds(models.leaf, models.spine, shape.nic_speed_gbps):
         if speed == shape.uplink_speed_gbps:
             continue
@@ -48,10 +50,10 @@ def size_priced(
             other = _size(replace(request, uplink_speed_gbps=speed), catalog, prices)
         except DesignError:
             continue
-        if _stand_ins(other):
-            continue
-        key = _priced_key(other)
-        if best is design or key < best_key:
+        # Fewer parts to price by hand first: where a long run needs a stand-in at every speed
+        # (a 1 km spine-core trunk), the speed with catalog optics elsewhere still wins.
+        key = (_stand_ins(other), *_priced_key(other))
+        if key[0] < best_key[0] or (key[0] == best_key[0] == 0 and key < best_key):
             best, best_key = other, key
     return best
 

@@ -47,7 +47,7 @@ from engine.geometry import (
     pods_by_runs,
     rail_server_cages,
     rail_style,
-    spine_core_run_m,
+    spine_core_runs_m,
 )
 from engine.media import MediaChoice, MediaSelector, PortEnd, selector_for
 from engine.plane_models import PlaneModels, _compute_models, _plane_models
@@ -504,9 +504,8 @@ def _plane(
             selector,
         )  # fmt: skip
     if shape.tiers == 3:
-        run = spine_core_run_m(layout)
         with_runs += _fabric_groups(
-            models.name, "spine", "core", (((run,) * shape.pods, 1),),
+            models.name, "spine", "core", ((spine_core_runs_m(shape, layout), 1),),
             shape.spine_core_links,
             shape.cores_per_group, shape.fabric_planes * shape.spines_per_pod,
             shape.core_speed_gbps, parts.core_down, parts.spine_up, selector,

@@ -246,7 +246,7 @@ MEDIA_RULES = (
     _rule(400, MediaKind.DAC, 3.0),
     _rule(400, MediaKind.AOC, 30.0),
     _rule(400, MediaKind.MMF, 50.0),
-    _rule(400, MediaKind.SMF, 500.0),
+    _rule(400, MediaKind.SMF, 2000.0),  # FR4 on duplex LC: 2 km (media-and-fabric-facts.md)
     _rule(10, MediaKind.MMF, 400.0),
     _rule(1, MediaKind.UTP, 100.0),
 )

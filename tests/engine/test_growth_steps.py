@@ -82,7 +82,13 @@ def test_three_tiers_add_units_then_pods_then_cores() -> None:
     assert (pod.gpus_before, pod.gpus_after, pod.repeat) == (5120, 6144, 3)
     parts = _parts(pod)
     assert parts["SW-64x400"] == 32 + 32  # 4 units x 8 leaves, 32 spines
-    assert sum(parts.values()) - 64 == 1024 + 1024 + 1024  # server, leaf-spine, spine-core
+    # Server and leaf-spine links, one cable each: 1,024 + 1,024. Spine-core: pods stand one
+    # after another from the cores at the front of the hall (engine.geometry), a pod of 128
+    # servers fills 128 / 40 = 4 rows of 2.4 m, so the 6th pod's spines are 5 x 9.6 = 48 m
+    # further back: 15 + 48 + 2 + 0.5 = 65.5 m, past AOC (30 m) and OM4 (50 m), so single-mode:
+    # 1,024 links x (two DR4 modules + one fibre) = 3,072 parts.
+    assert sum(parts.values()) - 64 == 1024 + 1024 + 3 * 1024
+    assert parts["EZ-OSFP-400G-DR4"] == 2 * 1024
     assert all(step.cables_moved == 0 for step in (unit, pod))
     # Beyond 8 pods: groups of 32 cores (1,024 in all, 896 new); each of the 8 x 32 spines moves
     # 32 - 4 = 28 core links: 7,168 cables.
