@@ -30,7 +30,12 @@ DEFAULT_FORM_FACTOR = INLINE_FORM_FACTOR
 
 # Reach of each media when the catalog has no rule for a speed: the conservative ends of the
 # ranges in media-and-fabric-facts.md (DAC 3 m at 25-100G, 2 m at 800G; AEC 5 m; AOC 30 m stock;
-# multimode 50 m with two patch panels at 400G+, 100 m below; DR4 500 m; FR4 2 km).
+# multimode 50 m with two patch panels at 400G+, 100 m below; DR4 500 m; FR4 2 km; LR4 10 km:
+# single-mode reaches across any hall, a stand-in LR4 past FR4's 2 km).
+FR_REACH_M = 2000.0  # FR4 / 2 x FR4 on duplex LC (media-and-fabric-facts.md)
+LR_REACH_M = 10000.0  # 100G/400G LR4 (IEEE 802.3ba; 100G Lambda MSA 400G-LR4-10)
+
+
 def default_reach_m(media: MediaKind, speed_gbps: int) -> float:
     if media == MediaKind.DAC:
         return 2.0 if speed_gbps >= 800 else 3.0
@@ -41,7 +46,7 @@ def default_reach_m(media: MediaKind, speed_gbps: int) -> float:
     if media == MediaKind.MMF:
         return 50.0 if speed_gbps >= 400 else 100.0
     if media == MediaKind.SMF:
-        return 2000.0
+        return LR_REACH_M
     return 100.0  # twisted pair
 
 
@@ -134,6 +139,11 @@ def standard(
                 Connector.LC
             )
         return f"{speed_gbps}GBASE-DR{suffix}", Connector.MPO12
+    if media == MediaKind.SMF and length_m > FR_REACH_M:
+        # Past FR4's 2 km (pods of a million GPUs laid out row after row): LR4, 10 km.
+        return f"{speed_gbps}GBASE-LR4" if speed_gbps >= 100 else f"{speed_gbps}GBASE-LR", (
+            Connector.LC
+        )
     if speed_gbps >= 800 and (media == MediaKind.MMF or length_m <= 500):
         kind = "SR8" if media == MediaKind.MMF else "DR8"
         return f"{speed_gbps}GBASE-{kind}", Connector.MPO16
@@ -189,11 +199,17 @@ def module(
         standard=module_standard,
         media=media,
         connector=connector,
-        reaches=(Reach(fibre_type=fibre, reach_m=default_reach_m(media, speed_gbps)),),
+        reaches=(Reach(fibre_type=fibre, reach_m=_module_reach_m(media, speed_gbps, length_m)),),
         power_w=module_w(speed_gbps * links),
         links_per_module=links,
     )
     return spec, name
+
+
+def _module_reach_m(media: MediaKind, speed_gbps: int, length_m: float) -> float:
+    if media != MediaKind.SMF:
+        return default_reach_m(media, speed_gbps)
+    return LR_REACH_M if length_m > FR_REACH_M else FR_REACH_M
 
 
 def fibre(

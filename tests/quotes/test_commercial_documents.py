@@ -224,9 +224,10 @@ def test_no_table_leaves_a_lone_row_on_a_page(
     """The 64-GPU proposal prints its cabling schedule in the body over several pages: its first
     and last pages once held a single row each, under a header of their own. The totals of the
     priced BOM once opened a page apart from the total before tax."""
-    # The default leaf (64 x 800G OSFP) takes two 400G NIC ports per cage: 48 cables, under
+    # An SN5600 leaf (64 x 800G OSFP) takes two 400G NIC ports per cage: 48 cables, under
     # planner.document.CABLING_ROWS_IN_PDF, so the schedule is printed in the body.
-    request = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail"}
+    request = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail",
+               "leaf": "MSN5600-VS2FC"}  # fmt: skip
     quote = make_quote(engineer, request=request)
     result = quote.design.result
     assert result["cables_total"] <= CABLING_ROWS_IN_PDF
