@@ -621,13 +621,17 @@ class MediaSelector:
         lanes = link_lanes(speed, a, b)
         link_standard, _ = generic.standard(media, speed, length, lanes)
         for end in (a, b):
-            catalog = [
-                m
-                for m, _ in self._modules(media, speed, end, length)
-                if _per_link_standard(m, end.ways).startswith(
-                    link_standard.upper().replace("BASE", "")[: len(f"{speed}G-")]
-                )
-            ]
+            wanted = link_standard.upper().replace("BASE", "")
+            catalog = sorted(
+                (
+                    m
+                    for m, _ in self._modules(media, speed, end, length)
+                    if _per_link_standard(m, end.ways).startswith(wanted[: len(f"{speed}G-")])
+                ),
+                # The link's own standard first: a catalog 100G-DR meets a stand-in 4 x 100G-DR
+                # breakout; a CWDM4 listed before it would make both ends stand-ins.
+                key=lambda m: _per_link_standard(m, end.ways) != wanted,
+            )
             if catalog:
                 ends.append(catalog[0])
                 continue

@@ -98,8 +98,8 @@ def test_structured_cabling_range(seed_data):
     # MPO-12/APC patch cords 1, 2, 3, 5 m on OM4 and OS2.
     for fibre in (FibreType.OM4, FibreType.OS2):
         assert {1, 2, 3, 5} <= set(kind_lengths(apc, fibre, cord)), fibre
-    # LC duplex OS2 to 100 m.
-    assert max(kind_lengths(lc, FibreType.OS2, trunk)) == 100
+    # LC duplex OS2 trunks to 1 km: FR4's pods far from the cores (engine.geometry).
+    assert {50, 70, 100, 150, 200, 300, 500, 1000} <= set(kind_lengths(lc, FibreType.OS2, trunk))
     assert {1, 2, 3, 5, 10} <= set(kind_lengths(lc, FibreType.OS2, cord))
     # NVIDIA's MFP7E10 / MFP7E30 are trunks; every new APC cord is a patch cord.
     assert {c.kind for c in cables if c.sku.startswith("MFP7E")} == {CableKind.TRUNK}
