@@ -3,6 +3,9 @@ retry, sweep. A kind of job is a `Job` model plus a `JobKind` naming its task an
 does; everything else is here, once.
 
 - Queued: the row is written and its message sent when the transaction commits (`queued_at`).
+  A message the broker does not take within its bounded timeouts is not an error for the
+  request: the row stays queued, marked unsent (`queued_at` cleared), and the next sweep sends
+  it. After such a failure this process leaves the broker alone for BROKER_DOWN_SECONDS.
 - Taken: a worker locks the row and takes a short lease (`JOB_LEASE_SECONDS`), renewed by a
   heartbeat thread while the work runs, so a killed worker's job is taken over soon after.
 - Finished: only the lease's holder stores a result or fails the job; a worker that stalled past
@@ -10,11 +13,12 @@ does; everything else is here, once.
 - Swept: every `JOB_SWEEP_SECONDS` a job whose lease ran out is queued again, or failed after
   `JOB_MAX_ATTEMPTS` takes; a queued job whose message is older than `JOB_QUEUE_STALE_SECONDS`
   (the broker may have lost it) is sent again. Tasks are idempotent, so a duplicate message does
-  no harm."""
+  no harm. Each sweep records its run (`SweepRun`), which /health/ reports."""
 
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -29,7 +33,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.functional import Promise
 
-from core.models import Job
+from core.models import Job, SweepRun
 
 logger = logging.getLogger(__name__)
 
@@ -171,22 +175,89 @@ class LeaseHeartbeat:
 
 # --- Queueing -----------------------------------------------------------------------------------
 
+# Until when (time.monotonic) this process leaves the broker alone after a failed send: during an
+# outage a request costs nothing extra, not even one more bounded wait, and its rows wait for
+# the sweeps. Per process, like the cache's own outage window (core.cache).
+_broker_down_until = 0.0
+
+
+def broker_available() -> bool:
+    return time.monotonic() >= _broker_down_until
+
+
+def broker_failed(exc: BaseException) -> None:
+    """A send failed: the broker is left alone for BROKER_DOWN_SECONDS. The first failure of an
+    outage is a warning, not every skipped send."""
+    global _broker_down_until
+    first = broker_available()
+    _broker_down_until = time.monotonic() + float(settings.BROKER_DOWN_SECONDS)
+    if first:
+        logger.warning(
+            "broker unavailable: messages wait in their rows for the sweeps",
+            extra={"error": f"{type(exc).__name__}: {exc}"},
+        )
+
+
+def broker_reset() -> None:
+    """Forget an outage (tests; the next send tries the broker at once)."""
+    global _broker_down_until
+    _broker_down_until = 0.0
+
 
 def task_send(task: str, job_id: int) -> None:
-    """Send one job's message. By name, so that services never import their tasks module (which
+    """Send one message; raises when the broker does not take it (within the bounded timeouts of
+    settings, "Celery"). By name, so that services never import their tasks module (which
     imports them); CELERY_TASK_ROUTES still picks the queue."""
-    current_app.send_task(task, args=[job_id])
+    current_app.send_task(task, args=[job_id], ignore_result=True)
+
+
+def broker_send(task: str, object_id: int) -> bool:
+    """Send one message unless the broker is known to be down; False when it was not sent. Never
+    raises: whoever calls this has already stored what the message announces (a queued job, a
+    due webhook delivery), and a sweep sends it later."""
+    if not broker_available():
+        return False
+    try:
+        task_send(task, object_id)
+    except Exception as exc:  # refused, timed out, or any error of the broker's client
+        broker_failed(exc)
+        return False
+    return True
+
+
+def send_on_commit(task: str, object_id: int, *, unsent: Callable[[], None]) -> None:
+    """Send the message once the transaction commits; when it cannot be sent, call `unsent` (it
+    marks the row for the next sweep). The callback is a named function, not a lambda or a
+    functools.partial: Django logs a failing robust callback by its `__qualname__`, which a
+    partial lacks, and that log call then raised out of a committed request (a 500)."""
+
+    def send_after_commit() -> None:
+        if broker_send(task, object_id):
+            return
+        try:
+            unsent()
+        except Exception:  # the database too: the row is still queued, the sweep finds it later
+            logger.exception("%s %s: not sent, and not marked unsent", task, object_id)
+
+    transaction.on_commit(send_after_commit, robust=True)
 
 
 def job_queue(*, kind: JobKind[J, R], job: J) -> None:
     """Mark the job queued now and send its message once the transaction commits. A send that
-    fails (broker down) is logged, not raised: the row stays queued and the sweep sends it again
-    once its message is stale."""
+    fails (broker down, frozen) clears `queued_at`, so the next sweep sends it again at once
+    instead of waiting for the message to go stale; the request never sees the failure."""
     now = timezone.now()
     job.queued_at = now
-    kind.model._default_manager.filter(pk=job.pk).update(queued_at=now)
+    model = kind.model
+    model._default_manager.filter(pk=job.pk).update(queued_at=now)
     job_id = job.pk
-    transaction.on_commit(lambda: task_send(kind.task, job_id), robust=True)
+
+    def unsent() -> None:
+        model._default_manager.filter(pk=job_id, status=model.QUEUED, queued_at=now).update(
+            queued_at=None
+        )
+
+    send_on_commit(kind.task, job_id, unsent=unsent)
 
 
 def job_retry(*, kind: JobKind[J, R], job: J) -> None:
@@ -354,4 +425,13 @@ def jobs_sweep(*, kind: JobKind[J, R]) -> dict[str, int]:
                 continue
             job_requeue(kind=kind, job=job)
             requeued += 1
+    sweep_record(name=model._meta.label, requeued=requeued, failed=failed)
     return {"requeued": requeued, "failed": failed}
+
+
+def sweep_record(*, name: str, requeued: int = 0, failed: int = 0) -> None:
+    """A sweep finished: /health/ reads when (core.views), and is degraded once it is late."""
+    SweepRun.objects.update_or_create(
+        name=name,
+        defaults={"finished_at": timezone.now(), "requeued": requeued, "failed": failed},
+    )

@@ -100,6 +100,20 @@ class WorkerProbe(Job):
         return f"probe {self.pk} ({self.status})"
 
 
+class SweepRun(models.Model):
+    """The last completed run of each periodic sweep (one row per kind of job), for /health/: in
+    the database, not the cache, so that it outlives a Redis restart and every web process reads
+    the same."""
+
+    name = models.CharField(max_length=100, unique=True)  # the job model's label
+    finished_at = models.DateTimeField()
+    requeued = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.finished_at:%Y-%m-%d %H:%M:%S}"
+
+
 class TokenScope(models.TextChoices):
     READ = "read", _("Read")
     READ_WRITE = "read-write", _("Read and write")
@@ -210,6 +224,10 @@ class WebhookDelivery(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, db_index=True)
+    # When its message last went to the broker, cleared when a worker takes the attempt or the
+    # send fails: the dispatcher sends a due delivery only when this is empty or stale, never
+    # again while its message is still queued.
+    queued_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -229,7 +247,8 @@ class WebhookDelivery(models.Model):
 
 class WebhookAttempt(models.Model):
     delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="tries")
-    at = models.DateTimeField(auto_now_add=True)
+    # Indexed: the circuit breaker (core.webhooks.endpoint_failing) reads the recent attempts.
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
     status_code = models.PositiveSmallIntegerField(null=True)
     error = models.TextField(blank=True)
     duration_ms = models.PositiveIntegerField(default=0)

@@ -1,9 +1,11 @@
 """Celery tasks of core. Each is a thin call into a service; periodic ones are scheduled in
-settings (CELERY_BEAT_SCHEDULE) and scan the database, so they survive restarts."""
+settings (CELERY_BEAT_SCHEDULE) and scan the database, so they survive restarts. Each kind has its
+queue (settings, TASK_QUEUE_KINDS): the probe sweep and the webhook dispatcher on `sweeps`, which
+nothing slow shares, deliveries on `webhooks`, the rest on the default queue."""
 
 from celery import shared_task
 
-from core import services, webhooks
+from core import retention, services, webhooks
 from core.jobs import jobs_sweep
 
 
@@ -32,3 +34,8 @@ def dispatch_due_webhooks() -> int:
 @shared_task
 def purge_idempotency_keys() -> int:
     return services.idempotency_keys_purge()
+
+
+@shared_task
+def retention_sweep() -> dict[str, int]:
+    return retention.retention_sweep()

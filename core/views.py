@@ -1,3 +1,4 @@
+from datetime import timedelta
 from pathlib import Path
 
 import redis
@@ -8,6 +9,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.db import connection
+from django.db.models import Min, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
@@ -19,7 +21,7 @@ from django.views.defaults import permission_denied as site_permission_denied
 from django.views.defaults import server_error as site_server_error
 
 from core.errors import PROBLEM_CONTENT_TYPE, problem_body
-from core.models import Job
+from core.models import Job, SweepRun
 from core.selectors import dashboard_for
 from core.vocabulary import GLOSSARY
 
@@ -48,9 +50,11 @@ def health(request: HttpRequest) -> JsonResponse:
 
     503 when the site cannot serve (the database does not answer); 200 otherwise, with `status`
     "degraded" when the cache or the broker is down (the API then authenticates from the
-    database and rate-limits per process; documents wait for the broker). The worker is reported
-    as the last time a background job was started or finished, when one is recorded: information,
-    not a verdict (an idle worker records nothing)."""
+    database and rate-limits per process; documents wait for the broker), when the oldest queued
+    job has waited longer than HEALTH_QUEUED_JOB_MAX_SECONDS, or when a sweep last ran longer
+    ago than HEALTH_SWEEP_MAX_SECONDS (a killed job is then never taken over). The worker is
+    reported as the last time a background job was started or finished, when one is recorded:
+    information, not a verdict (an idle worker records nothing)."""
     checks: dict[str, dict[str, object]] = {
         "database": _check_database(),
         "cache": _check_cache(),
@@ -58,9 +62,13 @@ def health(request: HttpRequest) -> JsonResponse:
     }
     if checks["database"]["status"] == "ok":
         checks["worker"] = _check_worker()
+        checks["queue"] = _check_queue()
+        checks["sweeps"] = _check_sweeps()
     if checks["database"]["status"] != "ok":
         status, code = "down", 503
-    elif any(checks[name]["status"] != "ok" for name in ("cache", "broker")):
+    elif any(checks[name]["status"] != "ok" for name in ("cache", "broker")) or any(
+        checks[name]["status"] == "late" for name in ("queue", "sweeps")
+    ):
         status, code = "degraded", 200
     else:
         status, code = "ok", 200
@@ -121,9 +129,7 @@ def _check_worker() -> dict[str, object]:
     core.models.Job), read from the newest started row of each kind."""
     last_seen = None
     try:
-        for model in apps.get_models():
-            if not issubclass(model, Job):
-                continue
+        for model in _job_models():
             row = (
                 model._default_manager.filter(started_at__isnull=False)
                 .order_by("-pk")
@@ -139,6 +145,57 @@ def _check_worker() -> dict[str, object]:
         return {"status": "unknown"}
     age = (timezone.now() - last_seen).total_seconds()
     return {"status": "seen", "last_seen": last_seen.isoformat(), "age_seconds": round(age)}
+
+
+def _job_models() -> list[type[Job]]:
+    return [model for model in apps.get_models() if issubclass(model, Job)]
+
+
+def _check_queue() -> dict[str, object]:
+    """The job that has waited longest for a worker, of every kind: "late" past
+    HEALTH_QUEUED_JOB_MAX_SECONDS. A job counts from its last message while that message is
+    fresh; once it was sent again (stale, or its worker died) or could not be sent at all, it
+    counts from its creation: the sweep's re-sends must not hide a queue that no worker takes."""
+    now = timezone.now()
+    stale_before = now - timedelta(seconds=settings.JOB_QUEUE_STALE_SECONDS)
+    oldest = None
+    try:
+        for model in _job_models():
+            waiting = model._default_manager.filter(status=model.QUEUED)
+            again = Q(queued_at__isnull=True) | Q(queued_at__lt=stale_before) | Q(step="requeued")
+            for moment in (
+                waiting.exclude(again).aggregate(first=Min("queued_at"))["first"],
+                waiting.filter(again).aggregate(first=Min("created_at"))["first"],
+            ):
+                if moment is not None and (oldest is None or moment < oldest):
+                    oldest = moment
+    except Exception as exc:
+        return {"status": "unknown", "error": _error(exc)}
+    if oldest is None:
+        return {"status": "ok", "oldest_queued_seconds": 0}
+    age = round((now - oldest).total_seconds())
+    late = age > settings.HEALTH_QUEUED_JOB_MAX_SECONDS
+    return {"status": "late" if late else "ok", "oldest_queued_seconds": age}
+
+
+def _check_sweeps() -> dict[str, object]:
+    """When each kind of job was last swept (core.jobs records every run): "late" when any
+    sweep's last run is older than HEALTH_SWEEP_MAX_SECONDS, "unknown" before the first one."""
+    try:
+        runs = dict(SweepRun.objects.values_list("name", "finished_at"))
+    except Exception as exc:
+        return {"status": "unknown", "error": _error(exc)}
+    if not runs:
+        return {"status": "unknown"}
+    now = timezone.now()
+    ages = {name: round((now - moment).total_seconds()) for name, moment in sorted(runs.items())}
+    oldest = max(ages.values())
+    return {
+        "status": "late" if oldest > settings.HEALTH_SWEEP_MAX_SECONDS else "ok",
+        "last_run_seconds": oldest,
+        "last_run": min(runs.values()).isoformat(),
+        "each_seconds": ages,
+    }
 
 
 # --- Errors Django answers itself (not DRF's exception handler): problem+json under /api/, where

@@ -23,12 +23,11 @@ import secrets
 import socket
 import ssl
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.serializers.json import DjangoJSONEncoder
@@ -40,6 +39,7 @@ from django.utils.translation import gettext_lazy
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from core.errors import DomainError
+from core.jobs import broker_send, send_on_commit
 from core.models import (
     DeliveryStatus,
     Team,
@@ -235,26 +235,57 @@ def webhook_emit(*, event: str, data: dict[str, Any], team: Team | None) -> list
     if team is not None:
         who |= Q(user__membership__team=team)
     subscriptions = WebhookSubscription.objects.filter(who, is_active=True, user__is_active=True)
+    now = timezone.now()
     deliveries = [
         WebhookDelivery.objects.create(
             subscription=subscription,
             message_id=message_id,
             event=event,
             payload=json.loads(json.dumps(payload, cls=DjangoJSONEncoder)),
-            next_attempt_at=timezone.now(),
+            next_attempt_at=now,
+            queued_at=now,
         )
         for subscription in subscriptions
         if event in subscription.events
     ]
     for delivery in deliveries:
-        transaction.on_commit(partial(_queue_attempt, delivery.pk), robust=True)
+        send_on_commit(DELIVER_TASK, delivery.pk, unsent=_unsent(delivery.pk, now))
     return deliveries
 
 
-def _queue_attempt(delivery_id: int) -> None:
-    """Queue one attempt. By task name: this module is what the task calls. A send that fails
-    (broker down) is caught by `robust` above; the periodic scan sends the delivery later."""
-    current_app.send_task(DELIVER_TASK, args=[delivery_id])
+def _unsent(delivery_id: int, queued_at: datetime) -> Callable[[], None]:
+    """Marks a delivery whose message could not be sent: due at once for the next dispatch."""
+
+    def mark_unsent() -> None:
+        WebhookDelivery.objects.filter(pk=delivery_id, queued_at=queued_at).update(queued_at=None)
+
+    return mark_unsent
+
+
+# What a hung or unreachable endpoint gives: each such attempt held a worker for up to TIMEOUT_S.
+_UNREACHABLE = (TIMED_OUT, CONNECTION_FAILED)
+
+
+def endpoint_failing(*, subscription_id: int, now: datetime) -> bool:
+    """A circuit breaker per endpoint: open when its last WEBHOOK_BREAKER_FAILURES attempts all
+    timed out or could not connect, the latest less than WEBHOOK_BREAKER_SECONDS ago. Its other
+    deliveries then wait instead of each holding a worker for the timeout (one hung CRM with 40
+    events held the queue for minutes); once the period has passed, the next due delivery tries
+    the endpoint again and closes the breaker, or opens it for another period."""
+    count = settings.WEBHOOK_BREAKER_FAILURES
+    if count <= 0:
+        return False
+    window = timedelta(seconds=settings.WEBHOOK_BREAKER_SECONDS)
+    latest = list(
+        WebhookAttempt.objects.filter(
+            delivery__subscription_id=subscription_id, at__gte=now - window
+        )
+        .order_by("-at", "-pk")
+        .values_list("at", "status_code", "error")[:count]
+    )
+    if len(latest) < count:
+        return False
+    return all(status is None and error in _UNREACHABLE for _at, status, error in latest)
 
 
 def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
@@ -269,12 +300,21 @@ def webhook_deliver(*, delivery_id: int) -> WebhookDelivery:
         now = timezone.now()
         if delivery.status != DeliveryStatus.PENDING:
             return delivery
+        # This message is taken: the dispatcher may send the next one when the attempt is due.
+        delivery.queued_at = None
         if delivery.next_attempt_at and delivery.next_attempt_at > now:
-            return delivery  # not due: a duplicate message or an early scan
+            # Not due: a duplicate message or an early scan.
+            delivery.save(update_fields=["queued_at"])
+            return delivery
+        if endpoint_failing(subscription_id=delivery.subscription_id, now=now):
+            # The breaker is open: no attempt (none is counted), due again when it may close.
+            delivery.next_attempt_at = now + timedelta(seconds=settings.WEBHOOK_BREAKER_SECONDS)
+            delivery.save(update_fields=["next_attempt_at", "queued_at"])
+            return delivery
         # Claim the attempt before the network call, so a crash does not resend at once.
         delivery.attempts += 1
         delivery.next_attempt_at = now + BACKOFF[min(delivery.attempts - 1, len(BACKOFF) - 1)]
-        delivery.save(update_fields=["attempts", "next_attempt_at"])
+        delivery.save(update_fields=["attempts", "next_attempt_at", "queued_at"])
     status_code, error, duration_ms = _post(delivery)
     with transaction.atomic():
         WebhookAttempt.objects.create(
@@ -386,12 +426,27 @@ def _send(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, s
 
 
 def webhooks_dispatch_due() -> int:
-    """Queue every pending delivery whose next attempt is due. Run by beat every minute."""
+    """Queue every pending delivery whose next attempt is due and whose message is not already
+    queued (or went to the broker longer ago than WEBHOOK_QUEUE_STALE_SECONDS: it may have been
+    lost). Run by beat every minute, on the sweeps queue; returns how many were sent. Each row is
+    marked before its send, so a worker that takes the message at once clears the mark after."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.WEBHOOK_QUEUE_STALE_SECONDS)
     due = list(
         WebhookDelivery.objects.filter(
-            status=DeliveryStatus.PENDING, next_attempt_at__lte=timezone.now()
-        ).values_list("pk", flat=True)[:500]
+            Q(queued_at__isnull=True) | Q(queued_at__lt=stale),
+            status=DeliveryStatus.PENDING,
+            next_attempt_at__lte=now,
+        )
+        .order_by("next_attempt_at", "pk")
+        .values_list("pk", flat=True)[:500]
     )
+    WebhookDelivery.objects.filter(pk__in=due).update(queued_at=now)
+    sent = 0
     for pk in due:
-        _queue_attempt(pk)
-    return len(due)
+        if not broker_send(DELIVER_TASK, pk):
+            # The broker is down: these wait for the next run, marked as never sent.
+            WebhookDelivery.objects.filter(pk__in=due[sent:], queued_at=now).update(queued_at=None)
+            break
+        sent += 1
+    return sent

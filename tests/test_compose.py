@@ -23,7 +23,11 @@ from tests.conftest import load_seed_catalog
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
-APP_SERVICES = ("web", "worker", "documents", "beat")
+APP_SERVICES = ("web", "worker", "sweeps", "webhooks", "exports", "documents", "beat")
+WORKERS = ("worker", "sweeps", "webhooks", "exports", "documents")
+PROCFILE = dict(
+    line.split(": ", 1) for line in (ROOT / "Procfile.dev").read_text().splitlines() if line
+)
 DEV_TOOLS = (
     "pytest", "pytest-django", "playwright", "mypy", "ruff", "django-stubs",
     "djangorestframework-stubs", "schemathesis", "hypothesis", "factory-boy", "import-linter",
@@ -99,6 +103,10 @@ def test_the_seed_catalog_is_loaded_into_an_empty_catalog_only():
     assert loaded.value.code is True  # exit status 1: skipped, the stored prices stand
 
 
+def queues_of(argv: list[str]) -> set[str]:
+    return set(argv[argv.index("-Q") + 1].split(","))
+
+
 def test_celery_services_run_the_project_app_on_exactly_the_queues_the_settings_route_to():
     from config.celery import app
     from config.settings import base
@@ -106,21 +114,100 @@ def test_celery_services_run_the_project_app_on_exactly_the_queues_the_settings_
     routed = {base.CELERY_TASK_DEFAULT_QUEUE} | {
         route["queue"] for route in base.CELERY_TASK_ROUTES.values()
     }
-    consumed: set[str] = set()
-    for name in ("worker", "documents", "beat"):
+    consumed: dict[str, set[str]] = {}
+    names: list[str] = []
+    for name in (*WORKERS, "beat"):
         argv = shlex.split(SERVICES[name]["command"])
         assert argv[:3] == ["celery", "-A", "config"], argv
         assert importlib.import_module(argv[2]).celery_app is app
         if argv[3] == "worker":
-            consumed |= set(argv[argv.index("-Q") + 1].split(","))
+            consumed[name] = queues_of(argv)
+            names.append(argv[argv.index("-n") + 1])
     assert argv[3] == "beat"
+    every = set().union(*consumed.values())
     # Nothing is routed to a queue no worker consumes; no worker waits on a queue nobody uses.
-    assert consumed == routed == {"default", "documents"}
+    assert every == routed == {"default", "documents", "exports", "webhooks", "sweeps"}
+    # One worker service per kind of queue: none waits behind another kind's work.
+    assert sum(len(queues) for queues in consumed.values()) == len(every), consumed
+    assert len(set(names)) == len(names), names  # each worker's own node name
     app.autodiscover_tasks(force=True)  # what a worker does at start
     for entry in base.CELERY_BEAT_SCHEDULE.values():
         assert entry["task"] in app.tasks, entry
     for task in base.CELERY_TASK_ROUTES:
         assert task in app.tasks, task
+
+
+def test_sweeps_run_on_a_queue_nothing_else_uses_and_each_kind_on_its_own():
+    """Issue 29: a hung webhook endpoint and a long export held the 15 s sweeps for minutes."""
+    from config.celery import app
+    from config.settings import base
+
+    app.autodiscover_tasks(force=True)
+    routes = {task: route["queue"] for task, route in base.CELERY_TASK_ROUTES.items()}
+    project = [name for name in app.tasks if not name.startswith("celery.")]
+    sweeps = [name for name in project if ".sweep_" in name] + ["core.tasks.dispatch_due_webhooks"]
+    assert len(sweeps) >= 5, sweeps
+    assert {routes.get(task) for task in sweeps} == {"sweeps"}
+    assert sorted(task for task, queue in routes.items() if queue == "sweeps") == sorted(sweeps)
+    assert queues_of(shlex.split(SERVICES["sweeps"]["command"])) == {"sweeps"}
+    assert routes["core.tasks.deliver_webhook"] == "webhooks"
+    assert [task for task, queue in routes.items() if queue == "webhooks"] == [
+        "core.tasks.deliver_webhook"
+    ]
+    for task in ("planner.tasks.export_design_task", "planner.asbuilt.tasks.asbuilt_check_task"):
+        assert routes[task] == "exports", task
+    assert routes["quotes.tasks.render_document_task"] == "documents"
+    # Every sweep scheduled by beat is one of them.
+    scheduled = {entry["task"] for entry in base.CELERY_BEAT_SCHEDULE.values()}
+    assert set(sweeps) <= scheduled
+
+
+def test_make_run_consumes_every_routed_queue():
+    """Procfile.dev (`make run`, the filesystem broker) starts workers for every queue."""
+    from config.settings import base
+
+    routed = {base.CELERY_TASK_DEFAULT_QUEUE} | {
+        route["queue"] for route in base.CELERY_TASK_ROUTES.values()
+    }
+    consumed: set[str] = set()
+    beats = 0
+    for name, line in PROCFILE.items():
+        argv = shlex.split(line)
+        if not argv[0].endswith("celery"):
+            continue
+        assert argv[1:4] == ["-A", "config", "worker"], name
+        assert queues_of(argv).isdisjoint(consumed), name
+        consumed |= queues_of(argv)
+        beats += "--beat" in argv
+    assert consumed == routed
+    assert beats == 1  # one scheduler, or every periodic task would run twice
+    assert "sweeps" not in queues_of(shlex.split(PROCFILE["worker"]))
+
+
+def test_a_buffering_proxy_is_the_only_way_in():
+    """Slow clients hold nginx connections, never gunicorn's sync workers (issue 29)."""
+    proxy = SERVICES["proxy"]
+    assert proxy["image"].startswith("nginx:")
+    assert proxy["depends_on"] == {"web": {"condition": "service_healthy"}}
+    [mount] = proxy["volumes"]
+    source, target, mode = mount.split(":")
+    assert (target, mode) == ("/etc/nginx/conf.d/default.conf", "ro")
+    conf = (ROOT / source).read_text()
+    directives = dict(re.findall(r"(?m)^\s*(\w+)\s+([^;{]+);", conf))  # the last of each name wins
+    assert directives["client_max_body_size"] == "25m"
+    assert directives["proxy_request_buffering"] == "on"
+    assert directives["proxy_buffering"] == "on"
+    assert re.search(r"server web:8000;", conf)
+    assert directives["proxy_pass"] == "http://app"
+    # Longer than gunicorn's request timeout, which ends a request first.
+    assert int(directives["proxy_read_timeout"].rstrip("s")) > 60
+    assert [port.split(":")[-1] for port in proxy["ports"]] == ["8000"]
+    # gunicorn is reached through the proxy only, and trusts exactly that one proxy's header.
+    assert "ports" not in SERVICES["web"]
+    assert SERVICES["web"]["environment"]["NUM_PROXIES"] == "1"
+    for name in SERVICES:
+        if name != "proxy":
+            assert "ports" not in SERVICES[name], name
 
 
 def test_web_and_the_image_serve_the_projects_wsgi_application():

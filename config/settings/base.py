@@ -315,6 +315,20 @@ JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=JOB_LEASE_SEC
 JOB_SWEEP_SECONDS = env.int("JOB_SWEEP_SECONDS", default=15)
 JOB_QUEUE_STALE_SECONDS = env.int("JOB_QUEUE_STALE_SECONDS", default=60)
 JOB_MAX_ATTEMPTS = env.int("JOB_MAX_ATTEMPTS", default=3)
+# A webhook delivery whose message went to the broker is not sent again by the dispatcher until
+# this long has passed without an attempt (the broker may have lost it): re-sending what was
+# still queued grew the queue to 14,765 messages behind a hung endpoint.
+WEBHOOK_QUEUE_STALE_SECONDS = env.int("WEBHOOK_QUEUE_STALE_SECONDS", default=600)
+# A webhook endpoint whose last WEBHOOK_BREAKER_FAILURES attempts all timed out or could not
+# connect gets no attempt for WEBHOOK_BREAKER_SECONDS (core.webhooks.endpoint_failing): its
+# deliveries wait instead of each holding a webhooks worker for the 10 s timeout. 0: no breaker.
+WEBHOOK_BREAKER_FAILURES = env.int("WEBHOOK_BREAKER_FAILURES", default=3)
+WEBHOOK_BREAKER_SECONDS = env.int("WEBHOOK_BREAKER_SECONDS", default=300)
+# /health/ answers "degraded" when a queued job has waited longer than this (no worker takes its
+# queue, or the queue is far behind), or when a sweep has not run for this long (beat or the
+# sweeps worker stopped; a killed job is then never taken over).
+HEALTH_QUEUED_JOB_MAX_SECONDS = env.int("HEALTH_QUEUED_JOB_MAX_SECONDS", default=300)
+HEALTH_SWEEP_MAX_SECONDS = env.int("HEALTH_SWEEP_MAX_SECONDS", default=4 * JOB_SWEEP_SECONDS)
 # The broker must not hand a message to another worker while the first may still be running it,
 # so its visibility timeout is far longer than the hard limit.
 CELERY_VISIBILITY_TIMEOUT = env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
@@ -326,11 +340,50 @@ REDIS_URL = env("REDIS_URL", default="")
 CELERY_DATA_DIR = Path(env("CELERY_DATA_DIR", default=str(VAR_DIR / "celery")))
 CELERY_TASK_SOFT_TIME_LIMIT = JOB_SOFT_TIME_LIMIT_SECONDS
 CELERY_TASK_TIME_LIMIT = JOB_TIME_LIMIT_SECONDS
+# Every call to the broker's Redis is bounded: a frozen Redis (accepting connections, answering
+# nothing) held each request that sent a message, with no timeout, until gunicorn killed it. A
+# send now gives up after one socket timeout (0.5 s measured with a SIGSTOPped Redis, on a pooled
+# connection or a new one; before, it never returned), and the sender (core.jobs.broker_send)
+# then leaves the broker alone for BROKER_DOWN_SECONDS: the rows it meant to announce stay queued
+# (jobs) or due (webhook deliveries) and the sweeps send them once the broker answers. A worker's
+# BRPOP is read when its socket is readable (kombu's event loop), so the short timeout does not
+# cut its 1 s poll.
+BROKER_CONNECT_TIMEOUT = env.float("BROKER_CONNECT_TIMEOUT", default=0.5)
+BROKER_SOCKET_TIMEOUT = env.float("BROKER_SOCKET_TIMEOUT", default=0.5)
+BROKER_DOWN_SECONDS = env.float("BROKER_DOWN_SECONDS", default=5.0)
+BROKER_REDIS_OPTIONS: dict[str, object] = {
+    "socket_connect_timeout": BROKER_CONNECT_TIMEOUT,
+    "socket_timeout": BROKER_SOCKET_TIMEOUT,
+    "socket_keepalive": True,
+    "retry_on_timeout": False,
+}
+# No retry by kombu (its default is three): redis-py already reconnects a pooled connection that
+# a Redis restart broke (2 ms measured), and each of kombu's retries cost two more socket timeouts
+# against a frozen Redis (1.5 s instead of 0.5 s).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": env.int("BROKER_PUBLISH_RETRIES", default=0),
+    "interval_start": 0,
+    "interval_step": 0.1,
+    "interval_max": 0.1,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_CONNECT_TIMEOUT
+# Nothing reads a task's return value (jobs report through their rows): sending never subscribes
+# to the result store, whose reconnection loop held requests for 20 s when Redis was down.
+CELERY_TASK_IGNORE_RESULT = True
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
-    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+        **BROKER_REDIS_OPTIONS,
+    }
+    CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+        "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.2},
+    }
+    CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_CONNECT_TIMEOUT
+    CELERY_REDIS_SOCKET_TIMEOUT = BROKER_SOCKET_TIMEOUT
+    CELERY_REDIS_RETRY_ON_TIMEOUT = False
 else:
     _queue_dir = str(CELERY_DATA_DIR / "queue")
     CELERY_BROKER_URL = "filesystem://"
@@ -366,17 +419,57 @@ def _sweep(task: str) -> dict[str, object]:
 # and the job sweeps.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
     "expire-quotes": {"task": "quotes.tasks.expire_quotes", "schedule": 15 * 60},
-    "dispatch-due-webhooks": {"task": "core.tasks.dispatch_due_webhooks", "schedule": 60},
+    # Like the sweeps: a dispatch nobody ran within its minute is dropped, the next one scans.
+    "dispatch-due-webhooks": {
+        "task": "core.tasks.dispatch_due_webhooks",
+        "schedule": 60,
+        "options": {"expires": 60},
+    },
     "purge-idempotency-keys": {"task": "core.tasks.purge_idempotency_keys", "schedule": 60 * 60},
+    # Files no row names and finished webhook deliveries (core.retention; README, retention).
+    "retention-sweep": {"task": "core.tasks.retention_sweep", "schedule": 60 * 60},
     "sweep-documents": _sweep("quotes.tasks.sweep_documents"),
     "sweep-worker-probes": _sweep("core.tasks.sweep_worker_probes"),
     "sweep-exports": _sweep("planner.tasks.sweep_exports"),
     "sweep-asbuilt-checks": _sweep("planner.asbuilt.tasks.sweep_asbuilt_checks"),
 }
-# PDFs render in their own queue (a worker can be dedicated to it, with its memory cap) so that a
-# large document never delays webhooks or expiry.
+# Queues by kind, each with its own worker (docker-compose.yml), so that no kind of work waits
+# behind another: one hung CRM endpoint with 40 webhook events held the default queue, and with it
+# the 15 s sweeps (expired while they waited) and a 13 s export, for minutes. Sweeps (and the
+# webhook dispatcher, a sweep of due deliveries) are short database scans on a queue nothing else
+# uses; webhook deliveries (10 s timeout each) on theirs; exports and as-built checks on theirs;
+# PDFs on theirs (one at a time, memory-capped). Everything else (worker probes, quote expiry,
+# purges) stays on the default queue.
 DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default="documents")
-CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
+EXPORTS_QUEUE = env("EXPORTS_QUEUE", default="exports")
+WEBHOOKS_QUEUE = env("WEBHOOKS_QUEUE", default="webhooks")
+SWEEPS_QUEUE = env("SWEEPS_QUEUE", default="sweeps")
+# Each routed task and the kind of queue it goes to; `task_routes` names the queues.
+TASK_QUEUE_KINDS = {
+    "quotes.tasks.render_document_task": "documents",
+    "planner.tasks.export_design_task": "exports",
+    "planner.asbuilt.tasks.asbuilt_check_task": "exports",
+    "core.tasks.deliver_webhook": "webhooks",
+    "core.tasks.dispatch_due_webhooks": "sweeps",
+    "quotes.tasks.sweep_documents": "sweeps",
+    "core.tasks.sweep_worker_probes": "sweeps",
+    "planner.tasks.sweep_exports": "sweeps",
+    "planner.asbuilt.tasks.sweep_asbuilt_checks": "sweeps",
+}
+
+
+def task_routes(queues: dict[str, str]) -> dict[str, dict[str, str]]:
+    return {task: {"queue": queues[kind]} for task, kind in TASK_QUEUE_KINDS.items()}
+
+
+CELERY_TASK_ROUTES = task_routes(
+    {
+        "documents": DOCUMENTS_QUEUE,
+        "exports": EXPORTS_QUEUE,
+        "webhooks": WEBHOOKS_QUEUE,
+        "sweeps": SWEEPS_QUEUE,
+    }
+)
 # The worker logs through Django's LOGGING (JSON lines) instead of replacing the root logger.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

@@ -10,7 +10,7 @@ os.environ.setdefault(
 )
 
 from .base import *  # noqa: F403
-from .base import BASE_DIR, DATABASES, env
+from .base import BASE_DIR, DATABASES, env, task_routes
 
 DEBUG = False
 # Tests read English unless they ask for Chinese (the product's default is zh-hans).
@@ -35,7 +35,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # written to os.environ here, since xdist's workers would inherit the controller's queues.
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default=f"test-{os.getpid()}")
 DOCUMENTS_QUEUE = env("DOCUMENTS_QUEUE", default=f"{CELERY_TASK_DEFAULT_QUEUE}-documents")
-CELERY_TASK_ROUTES = {"quotes.tasks.render_document_task": {"queue": DOCUMENTS_QUEUE}}
+# The other kinds share the test process's default queue unless a test names theirs: the worker a
+# test starts (tests/conftest.py) consumes the default and the documents queues. Production's
+# routes (config.settings.base) are checked against docker-compose by tests/test_compose.py.
+EXPORTS_QUEUE = env("EXPORTS_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
+WEBHOOKS_QUEUE = env("WEBHOOKS_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
+SWEEPS_QUEUE = env("SWEEPS_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
+CELERY_TASK_ROUTES = task_routes(
+    {
+        "documents": DOCUMENTS_QUEUE,
+        "exports": EXPORTS_QUEUE,
+        "webhooks": WEBHOOKS_QUEUE,
+        "sweeps": SWEEPS_QUEUE,
+    }
+)
 
 # The tests' webhook receivers listen on loopback over plain HTTP (tests/core/receiver.py),
 # including for a real worker process, which reads these settings too. Tests of the refusals

@@ -69,9 +69,20 @@ class PrivateRedis:
                 time.sleep(0.05)
         client.close()
 
+    def freeze(self) -> None:
+        """SIGSTOP: the port still accepts connections (the kernel's backlog) and nothing answers,
+        as with a hung host or a full network path: the fault no refused connection reveals."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         """SIGTERM, as an orchestrator stops a container, and wait until the port is closed."""
         if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # a frozen server acts on SIGTERM only then
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(10)
         self.proc = None
@@ -215,8 +226,70 @@ def test_health_is_503_when_the_database_does_not_answer(client, monkeypatch):
 def test_health_reports_every_dependency(client):
     body = client.get("/health/").json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "cache", "broker", "worker"}
+    assert set(body["checks"]) == {"database", "cache", "broker", "worker", "queue", "sweeps"}
     assert body["checks"]["worker"]["status"] in {"unknown", "seen"}
+    assert body["checks"]["queue"] == {"status": "ok", "oldest_queued_seconds": 0}
+    assert body["checks"]["sweeps"] == {"status": "unknown"}  # no sweep has run yet
+
+
+def _ago(seconds: float):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+def test_health_is_degraded_when_a_queued_job_waits_too_long(client, settings):
+    """Issue 29: a queue no worker took said "ok" throughout. The sweep's re-sends (which renew
+    `queued_at`) must not hide it: a re-sent job counts from its creation."""
+    from core.models import WorkerProbe
+
+    settings.HEALTH_QUEUED_JOB_MAX_SECONDS = 300
+    fresh = WorkerProbe.objects.create(queued_at=_ago(5))
+    body = client.get("/health/").json()
+    assert body["status"] == "ok"
+    assert 4 <= body["checks"]["queue"]["oldest_queued_seconds"] <= 10
+
+    # Created 10 minutes ago, its message re-sent by the sweep a moment ago: still waiting.
+    resent = WorkerProbe.objects.create(queued_at=_ago(2), step="requeued")
+    WorkerProbe.objects.filter(pk=resent.pk).update(created_at=_ago(600))
+    body = client.get("/health/").json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["queue"]["status"] == "late"
+    assert body["checks"]["queue"]["oldest_queued_seconds"] >= 600
+
+    # Taken by a worker: the queue is back to the fresh job alone.
+    WorkerProbe.objects.filter(pk=resent.pk).update(status=WorkerProbe.RUNNING)
+    assert client.get("/health/").json()["status"] == "ok"
+    # A message never sent (broker down) counts from the job's creation too.
+    WorkerProbe.objects.filter(pk=fresh.pk).update(queued_at=None, created_at=_ago(301))
+    body = client.get("/health/").json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["queue"]["status"] == "late"
+
+
+def test_health_is_degraded_when_a_sweep_is_late(client, settings):
+    """Issue 29: no sweep ran for 48 minutes and a killed render sat at 75 % while /health/ said
+    "ok". Every sweep records its run (core.jobs.jobs_sweep)."""
+    from core.jobs import jobs_sweep
+    from core.models import SweepRun
+    from core.services import PROBES
+
+    settings.HEALTH_SWEEP_MAX_SECONDS = 60
+    jobs_sweep(kind=PROBES)
+    body = client.get("/health/").json()
+    assert body["status"] == "ok"
+    sweeps = body["checks"]["sweeps"]
+    assert sweeps["status"] == "ok"
+    assert sweeps["each_seconds"] == {"core.WorkerProbe": 0}
+    SweepRun.objects.filter(name="core.WorkerProbe").update(finished_at=_ago(61))
+    body = client.get("/health/").json()
+    assert body["status"] == "degraded"
+    assert body["checks"]["sweeps"]["status"] == "late"
+    assert body["checks"]["sweeps"]["last_run_seconds"] >= 61
+    jobs_sweep(kind=PROBES)  # beat and the sweeps worker are back
+    assert client.get("/health/").json()["status"] == "ok"
 
 
 def test_the_backend_stands_in_while_redis_is_down_and_forgets_it_after(private_redis):

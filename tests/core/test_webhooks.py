@@ -7,6 +7,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import time
 from datetime import timedelta
 
 import pytest
@@ -14,7 +15,13 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from core import webhooks
-from core.models import DeliveryStatus, WebhookDelivery, WebhookEvent, WebhookSubscription
+from core.models import (
+    DeliveryStatus,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEvent,
+    WebhookSubscription,
+)
 from core.webhooks import (
     BACKOFF,
     DELIVERY_WINDOW,
@@ -93,7 +100,7 @@ def test_an_event_queues_its_delivery_by_task_name_once_the_transaction_commits(
     app.autodiscover_tasks(force=True)  # what a worker does at start
 
     sent = []
-    monkeypatch.setattr(app, "send_task", lambda name, args: sent.append((name, args)))
+    monkeypatch.setattr(app, "send_task", lambda name, args, **_: sent.append((name, args)))
     webhook_subscription_create(
         user=engineer, url=receiver.url, events=[WebhookEvent.DESIGN_CREATED]
     )
@@ -179,8 +186,101 @@ def test_dispatch_picks_only_due_deliveries(engineer, receiver):
         event=WebhookEvent.DESIGN_CREATED, data={}, team=engineer.membership.team
     )
     WebhookDelivery.objects.filter(pk=later.pk).update(next_attempt_at=timezone.now() + BACKOFF[1])
+    # Their first messages are still queued (sent when the event committed): nothing to re-send.
+    assert webhooks_dispatch_due() == 0
+    # Taken by a worker (which clears the mark): the due one is sent, the later one waits.
+    WebhookDelivery.objects.update(queued_at=None)
     assert webhooks_dispatch_due() == 1
     assert due.pk != later.pk
+
+
+def test_the_dispatcher_never_re_sends_what_is_already_queued(
+    engineer, receiver, settings, monkeypatch
+):
+    """Issue 29: after a burst of events the dispatcher re-sent deliveries still queued behind a
+    hung endpoint, every minute, and the queue grew to 14,765 messages. A delivery marked queued
+    is sent again only once its mark is stale (the broker may have lost the message)."""
+    import core.jobs
+
+    sent: list[int] = []
+    monkeypatch.setattr(core.jobs, "task_send", lambda task, pk: sent.append(pk))
+    settings.WEBHOOK_QUEUE_STALE_SECONDS = 600
+    webhook_subscription_create(
+        user=engineer, url=receiver.url, events=[WebhookEvent.DESIGN_CREATED]
+    )
+    team = engineer.membership.team
+    ids = [
+        webhook_emit(event=WebhookEvent.DESIGN_CREATED, data={"n": n}, team=team)[0].pk
+        for n in range(5)
+    ]
+    WebhookDelivery.objects.update(queued_at=None)  # as if their first messages were lost
+    assert webhooks_dispatch_due() == 5
+    assert sorted(sent) == sorted(ids)
+    for _minute in range(3):  # beat, every minute, while the endpoint hangs
+        assert webhooks_dispatch_due() == 0
+    assert len(sent) == 5
+    # A worker takes one: its attempt fails and is due again later; then it is dispatched again.
+    WebhookDelivery.objects.filter(pk=ids[0]).update(queued_at=timezone.now() - timedelta(hours=1))
+    assert webhooks_dispatch_due() == 1  # its mark went stale: the message may be lost
+    assert sent[-1] == ids[0]
+
+
+def test_a_worker_taking_the_message_clears_the_mark(engineer, loopback_allowed):
+    server = Receiver(statuses=[500])
+    try:
+        webhook_subscription_create(
+            user=engineer, url=server.url, events=[WebhookEvent.DESIGN_CREATED]
+        )
+        [delivery] = webhook_emit(
+            event=WebhookEvent.DESIGN_CREATED, data={}, team=engineer.membership.team
+        )
+        assert delivery.queued_at is not None
+        webhook_deliver(delivery_id=delivery.pk)
+        delivery.refresh_from_db()
+        assert delivery.queued_at is None  # the next attempt is the dispatcher's to send
+        assert delivery.status == DeliveryStatus.PENDING
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
+        assert webhooks_dispatch_due() == 1
+    finally:
+        server.close()
+
+
+def test_a_send_the_broker_refuses_leaves_the_delivery_due_for_the_dispatcher(
+    engineer, receiver, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The on-commit send is a named function (Django logs a failing robust callback by its
+    __qualname__, which functools.partial lacks), never raises, and marks the delivery unsent."""
+    import core.jobs
+
+    def refuse(task: str, pk: int) -> None:
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(core.jobs, "task_send", refuse)
+    core.jobs.broker_reset()
+    webhook_subscription_create(
+        user=engineer, url=receiver.url, events=[WebhookEvent.DESIGN_CREATED]
+    )
+    try:
+        with django_capture_on_commit_callbacks(execute=False) as callbacks:
+            [delivery] = webhook_emit(
+                event=WebhookEvent.DESIGN_CREATED, data={}, team=engineer.membership.team
+            )
+        [callback] = callbacks
+        assert "partial" not in type(callback).__name__
+        assert callback.__qualname__.endswith("send_after_commit")
+        callback()  # no exception
+        delivery.refresh_from_db()
+        assert delivery.queued_at is None
+        assert delivery.status == DeliveryStatus.PENDING
+        assert not core.jobs.broker_available()  # the next sends skip the broker for a while
+        sent: list[int] = []
+        monkeypatch.setattr(core.jobs, "task_send", lambda task, pk: sent.append(pk))
+        assert webhooks_dispatch_due() == 0  # still within BROKER_DOWN_SECONDS
+        core.jobs.broker_reset()  # the broker is back
+        assert webhooks_dispatch_due() == 1
+        assert sent == [delivery.pk]
+    finally:
+        core.jobs.broker_reset()
 
 
 def test_subscriptions_over_the_api_show_the_secret_once(engineer, other_engineer):
@@ -504,3 +604,52 @@ def test_admin_form_applies_the_same_rules(engineer):
     assert "url" in errors("https://169.254.169.254/latest/meta-data/")
     assert "url" in errors("ftp://crm.example.com/hooks")
     assert "url" not in errors("https://93.184.216.34/hooks")
+
+
+def test_a_hung_endpoint_opens_its_circuit_breaker_and_other_endpoints_go_on(
+    engineer, receiver, settings, monkeypatch
+):
+    """Issue 29: one hung CRM endpoint with 40 events held the webhook workers for minutes (10 s
+    each). After WEBHOOK_BREAKER_FAILURES timeouts in a row its deliveries wait, uncounted,
+    for WEBHOOK_BREAKER_SECONDS; another endpoint's are delivered meanwhile."""
+    settings.WEBHOOK_BREAKER_FAILURES = 3
+    settings.WEBHOOK_BREAKER_SECONDS = 300
+    monkeypatch.setattr(webhooks, "TIMEOUT_S", 0.3)
+    hung = socket.socket()  # accepts connections (the kernel's backlog), never answers
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(50)
+    try:
+        url = f"http://127.0.0.1:{hung.getsockname()[1]}/hooks"
+        webhook_subscription_create(user=engineer, url=url, events=[WebhookEvent.DESIGN_CREATED])
+        webhook_subscription_create(
+            user=engineer, url=receiver.url, events=[WebhookEvent.DESIGN_CREATED]
+        )
+        team = engineer.membership.team
+        for n in range(6):
+            webhook_emit(event=WebhookEvent.DESIGN_CREATED, data={"n": n}, team=team)
+        to_hung = list(
+            WebhookDelivery.objects.filter(subscription__url=url)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        others = WebhookDelivery.objects.exclude(subscription__url=url)
+        for pk in to_hung[:3]:
+            assert webhook_deliver(delivery_id=pk).attempts == 1
+        assert {a.error for a in WebhookAttempt.objects.all()} == {webhooks.TIMED_OUT}
+        started = time.monotonic()
+        for pk in to_hung[3:]:
+            deferred = webhook_deliver(delivery_id=pk)
+            assert deferred.attempts == 0  # not tried, not counted
+            assert deferred.status == DeliveryStatus.PENDING
+            assert deferred.next_attempt_at >= timezone.now() + timedelta(seconds=299)
+        assert time.monotonic() - started < 0.3 * 2  # no timeout waited
+        assert WebhookAttempt.objects.count() == 3
+        for delivery in others:
+            assert webhook_deliver(delivery_id=delivery.pk).status == DeliveryStatus.SUCCEEDED
+        # The period has passed: the next due delivery tries the endpoint again.
+        WebhookAttempt.objects.update(at=timezone.now() - timedelta(seconds=301))
+        WebhookDelivery.objects.filter(pk=to_hung[3]).update(next_attempt_at=timezone.now())
+        assert webhook_deliver(delivery_id=to_hung[3]).attempts == 1
+        assert WebhookAttempt.objects.filter(delivery__subscription__url=url).count() == 4
+    finally:
+        hung.close()
