@@ -41,11 +41,6 @@ NEW_SKUS = (
     "MC3309124-007",
     "MFA7A50-C003",  # NVIDIA 100GbE QSFP28 to 4 x 25GbE SFP28 AOC
     # Second round (`python -m bench.priced_sweep 1000`: 430 -> 480 of 1,000 fully priced).
-    "MFA7A50-C005",  # the same AOC in the lengths NVIDIA sells, 5 to 30 m
-    "MFA7A50-C010",
-    "MFA7A50-C015",
-    "MFA7A50-C020",
-    "MFA7A50-C030",
     "MMS1V70-CM",  # NVIDIA 100GBASE-DR (DR1) QSFP28, LC, 500 m
     "MMS1W50-HM",  # NVIDIA 200GBASE-FR4 QSFP56, LC, 2 km
     *TRUNKS,
@@ -187,27 +182,9 @@ def test_new_trunks_run_between_panels_the_seed_sells(seed_data: dict[str, Any])
         ), sku
 
 
-def test_new_breakout_aocs_are_the_lengths_their_part_numbers_say(
-    seed_data: dict[str, Any],
-) -> None:
-    # NVIDIA's LinkX part numbers end in the length in metres (MFA7A50-C010: 10 m).
-    by_sku = {p["sku"]: p for p in seed_data["products"]}
-    for sku in (s for s in NEW_SKUS if s.startswith("MFA7A50-C")):
-        spec = by_sku[sku]["spec"]
-        assert spec["length_m"] == int(sku.removeprefix("MFA7A50-C")), sku
-        assert (spec["end_a"], spec["end_b"], spec["breakout_ways"]) == ("QSFP28", "SFP28", 4)
-
-
 @pytest.mark.parametrize(
     ("request_data", "sku"),
     [
-        # 25G NICs on a 100G leaf, ten metres away: the 4 x SFP28 breakout AOC at 10 m.
-        (
-            {"gpus": 16, "gpus_per_server": 8, "leaf": "MSN2700-CS2F", "media": "auto",
-             "oversubscription": 2, "nic": "MCX631102AN-ADAT", "fabric": "rail-plane",
-             "spine": "MSN2201-CB2F"},
-            "MFA7A50-C010",
-        ),
         # 25G SR NIC links on multimode through the row's patch panels: a 30 m OM4 LC trunk.
         (
             {"gpus": 8, "gpus_per_server": 8, "leaf": "DCS-7060DX5-64S", "media": "mmf",
@@ -231,8 +208,10 @@ def test_designs_that_needed_the_new_parts_are_fully_priced(
 def test_a_small_sweep_stays_mostly_priced() -> None:
     # bench.priced_sweep with 150 designs, seed 26 (`python -m bench.priced_sweep 150`): 62 of
     # 150 designs were fully priced after the first parts above were added (46 before them); 73
+    # with the second round's unverified MFA7A50 lengths, 69 without them (taken out: NVIDIA's
+    # ordering table could not be read to confirm them);
     # after the second round (66 before it, on the engine that refuses impossible lanes). The
     # floor leaves 3 designs of room for catalog or engine changes that move a borderline design.
     result = sweep(seed_catalog(), 150)
     assert result.designs == 150
-    assert result.priced >= 70, (result.priced, result.gaps.most_common(5))
+    assert result.priced >= 66, (result.priced, result.gaps.most_common(5))

@@ -613,7 +613,7 @@ def test_proposal_shows_how_links_are_built_and_the_gap_to_price(
     breakout_row = (
         re.escape(flat(f"QSFP28 · {cable_end}"))
         + ".*?"
-        + re.escape(flat(f"4 × 25G AOC 10 m {name} {marker}"))
+        + re.escape(flat(f"4 × 25G AOC {breakout['length_m']:g} m {name} {marker}"))
     )
     assert len(re.findall(breakout_row, text)) == breakout["cables"]
     sr = optics["transceiver_sku_a"]
