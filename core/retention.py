@@ -17,6 +17,7 @@ above it."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
@@ -55,7 +56,8 @@ def files_delete_on_commit(*, names: Iterable[str]) -> None:
     """Delete these files once the current transaction commits (at once outside one)."""
     kept = [name for name in names if name]
     if kept:
-        transaction.on_commit(lambda: files_delete(names=kept), robust=True)
+        # A named callable, not a lambda: the on-commit hook shows what it runs in a traceback.
+        transaction.on_commit(functools.partial(files_delete, names=kept), robust=True)
 
 
 def _file_fields() -> Iterator[tuple[type[models.Model], models.FileField]]:
