@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine import names
 from engine.catalog import FormFactor, MediaKind
@@ -83,6 +84,9 @@ def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Ite
     """Server-facing links leaf by leaf, in port order: each link on the port group and cage
     the leaf gives it (`PlaneDesign.down_parts`), each cage cabled for its longest lane."""
     shape = plane.shape
+    tier = "endpoint" if shape.style == "packed" else "server"
+    # A plane has a few distinct runs and parts and up to millions of links: look each up once.
+    media: dict[tuple[float, DownPart], LinkGroup] = {}
     for fabric_plane in range(shape.fabric_planes):
         leaf_index = 0
         first_server = 0
@@ -102,10 +106,10 @@ def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Ite
                             first = logical - lane
                             lanes = min(part.ways, part.links - cage * part.ways)
                             run = max(runs[first : first + lanes])
-                            link_group = plane.run_media(
-                                "endpoint" if shape.style == "packed" else "server", "leaf",
-                                run, part,
-                            )  # fmt: skip
+                            link_group = media.get((run, part))
+                            if link_group is None:
+                                link_group = plane.run_media(tier, "leaf", run, part)
+                                media[run, part] = link_group
                             device, port = _endpoint(
                                 plane, shape, leaf_index, logical, first_server, within,
                                 fabric_plane, servers_total,
@@ -229,30 +233,56 @@ def _form(form_factor: FormFactor | None) -> str:
     return form_factor.value if form_factor else "NIC"
 
 
+class _GroupParts(NamedTuple):
+    """What every cable of a link group shares: its cable, plugs and cages."""
+
+    speed_gbps: int
+    a_form_factor: str
+    b_form_factor: str
+    a_plug: str
+    b_plug: str
+    cable: str
+
+
+def _group_parts(group: LinkGroup) -> _GroupParts:
+    choice = group.choice
+    cable = group.cable_sku or (choice.cable.name if choice else "")
+    a_plug = b_plug = cable
+    if choice is not None and choice.transceiver_a is not None:
+        a_plug = choice.transceiver_a.sku or choice.transceiver_a.name
+    if choice is not None and choice.transceiver_b is not None:
+        b_plug = choice.transceiver_b.sku or choice.transceiver_b.name
+    upper, lower = group.end_b, group.end_a
+    return _GroupParts(
+        speed_gbps=group.speed_gbps,
+        a_form_factor=_form(upper.form_factor if upper else None),
+        b_form_factor=_form(lower.form_factor if lower else None),
+        a_plug=a_plug,
+        b_plug=b_plug,
+        cable=cable,
+    )
+
+
 def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> Iterator[CablingRow]:
     """Gather the lanes of one cage into one cable when the cable carries several links."""
     prefix = LABEL_PREFIX.get(plane.name, plane.name.upper())
     pending: list[_Link] = []
+    parts: dict[int, _GroupParts] = {}  # by link group: up to millions of cables share a few
 
     def flush() -> CablingRow:
         first = pending[0]
         counter[0] += 1
         group = first.group
-        choice = group.choice
-        cable = group.cable_sku or (choice.cable.name if choice else "")
-        a_plug = b_plug = cable
-        if choice is not None and choice.transceiver_a is not None:
-            a_plug = choice.transceiver_a.sku or choice.transceiver_a.name
-        if choice is not None and choice.transceiver_b is not None:
-            b_plug = choice.transceiver_b.sku or choice.transceiver_b.name
-        upper, lower = group.end_b, group.end_a
+        shared = parts.get(id(group))
+        if shared is None:
+            shared = parts[id(group)] = _group_parts(group)
         return CablingRow(
-            speed_gbps=group.speed_gbps,
-            a_form_factor=_form(upper.form_factor if upper else None),
-            b_form_factor=_form(lower.form_factor if lower else None),
-            a_plug=a_plug,
-            b_plug=b_plug,
-            cable=cable,
+            speed_gbps=shared.speed_gbps,
+            a_form_factor=shared.a_form_factor,
+            b_form_factor=shared.b_form_factor,
+            a_plug=shared.a_plug,
+            b_plug=shared.b_plug,
+            cable=shared.cable,
             plane=plane.name,
             a_device=_devices(link.a_device for link in pending),
             a_port="+".join(link.a_port for link in pending),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from unicodedata import east_asian_width
 from xml.sax.saxutils import escape
 
 from core.vocabulary import fabric_label
@@ -103,6 +104,7 @@ ROLE_COLOURS = {
 }
 MEDIA_NAMES = {"dac": "DAC", "aec": "AEC", "aoc": "AOC", "mmf": "MMF", "smf": "SMF", "utp": "UTP"}
 MAX_BOXES = 12  # per row; beyond this the row shows the first ones, an ellipsis and the last
+TITLE_W = 172  # the room for a row's title and subtitle, left of its boxes (x 8 to 180)
 TOPOLOGY_DEFAULT_LABELS = {
     "title": "Network topology",
     "server": "Servers",
@@ -133,13 +135,23 @@ def _n(value: float) -> str:
 
 
 class _Box:
-    __slots__ = ("ellipsis", "first", "last", "subtitle", "title")
+    __slots__ = ("ellipsis", "first", "last", "short_subtitle", "short_title", "subtitle", "title")
 
     def __init__(
-        self, first: int, last: int, title: str, subtitle: str = "", ellipsis: bool = False
+        self,
+        first: int,
+        last: int,
+        title: str,
+        subtitle: str = "",
+        ellipsis: bool = False,
+        *,
+        short_title: str = "",
+        short_subtitle: str = "",
     ) -> None:
         self.first, self.last = first, last  # item range (switch or group index) it stands for
         self.title, self.subtitle, self.ellipsis = title, subtitle, ellipsis
+        # What a narrow box (many boxes, the PDF's width) shows when the full text won't fit.
+        self.short_title, self.short_subtitle = short_title, short_subtitle
 
 
 def _boxes(items: int, make: Callable[[int], _Box]) -> list[_Box]:
@@ -160,7 +172,17 @@ def _tier_boxes(
         return _boxes(count, lambda i: _Box(i, i, f"{prefix}{i + 1}")), 0
     per = max(1, count // groups)
     name = labels["group"] if role == "leaf" else labels["pod"]
-    boxes = _boxes(groups, lambda i: _Box(i, i, f"{name} {i + 1}", f"{per:,} × {labels[role]}"))
+    boxes = _boxes(
+        groups,
+        lambda i: _Box(
+            i,
+            i,
+            f"{name} {i + 1}",
+            f"{per:,} × {labels[role]}",
+            short_title=str(i + 1),
+            short_subtitle=f"{per:,}×{prefix}",
+        ),
+    )
     return boxes, groups
 
 
@@ -227,7 +249,12 @@ def _plane_rows(plane: PlaneResult, result: DesignResult, labels: Mapping[str, s
             boxes = _boxes(
                 groups,
                 lambda i: _Box(
-                    i, i, f"{labels['group']} {i + 1}", f"{group_servers:,} {labels['servers']}"
+                    i,
+                    i,
+                    f"{labels['group']} {i + 1}",
+                    f"{group_servers:,} {labels['servers']}",
+                    short_title=str(i + 1),
+                    short_subtitle=f"{group_servers:,}",
                 ),
             )
         else:
@@ -311,7 +338,8 @@ def topology_svg(
                     )
                 parts.append("</g>")
                 if text:
-                    label_w = max(len(t) for t in text) * 6.6 + 16
+                    text = [_fit(line, area - 16, 11) for line in text]
+                    label_w = max(_text_width(line, 11) for line in text) + 16
                     lx = left + area / 2 - label_w / 2
                     ly = top_y + gap / 2 - (line_h * len(text)) / 2 - 4
                     parts.append(
@@ -327,22 +355,28 @@ def topology_svg(
                         )
             parts.append(
                 f'<text x="8" y="{y + 16}" font-size="12" font-weight="600" fill="{stroke}">'
-                f"{escape(_clip(row.title, 28))}<title>{escape(row.title)}</title></text>"
+                f"{escape(_fit(row.title, TITLE_W, 12))}<title>{escape(row.title)}</title></text>"
             )
             if row.subtitle:
                 parts.append(
                     f'<text x="8" y="{y + 31}" font-size="10.5" fill="#5b6676">'
-                    f"{escape(_clip(row.subtitle, 32))}</text>"
+                    f"{escape(_fit(row.subtitle, TITLE_W, 10.5))}</text>"
                 )
             for box, cx in zip(boxes, centres, strict=True):
                 x0 = cx - box_w / 2
                 if box.ellipsis:
+                    # "+N" over "more", each on its own line within the slot: on one line, in
+                    # Chinese and at the PDF's width, it ran over the boxes beside it.
                     parts.append(
-                        f'<text x="{cx:.1f}" y="{y + 18}" text-anchor="middle" font-size="16" '
-                        f'fill="{stroke}">…</text>'
-                        f'<text x="{cx:.1f}" y="{y + 33}" text-anchor="middle" font-size="10" '
-                        f'fill="#5b6676">{escape(box.subtitle)} {escape(labels["more"])}</text>'
+                        f'<text x="{cx:.1f}" y="{y + 17}" text-anchor="middle" font-size="11" '
+                        f'font-weight="600" fill="{stroke}">'
+                        f"{escape(_fit(box.subtitle, slot - 4, 11))}</text>"
                     )
+                    if _text_width(labels["more"], 9.5) <= slot - 4:  # else "+N" says it alone
+                        parts.append(
+                            f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" '
+                            f'font-size="9.5" fill="#5b6676">{escape(labels["more"])}</text>'
+                        )
                     continue
                 parts.append(
                     f'<rect x="{x0:.1f}" y="{y}" width="{box_w:.1f}" height="{box_h}" rx="4" '
@@ -352,13 +386,16 @@ def topology_svg(
                 title_y = y + (16 if box.subtitle else 24)
                 parts.append(
                     f'<text x="{cx:.1f}" y="{title_y}" text-anchor="middle" font-size="{size}" '
-                    f'font-weight="600" fill="#1b2430">{escape(_clip(box.title, box_w / 6.5))}'
+                    f'font-weight="600" fill="#1b2430">'
+                    f"{escape(_fit_either(box.title, box.short_title, box_w - 6, size))}"
                     "</text>"
                 )
                 if box.subtitle:
                     parts.append(
                         f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" font-size="9.5" '
-                        f'fill="#5b6676">{escape(_clip(box.subtitle, box_w / 5.6))}</text>'
+                        f'fill="#5b6676">'
+                        f"{escape(_fit_either(box.subtitle, box.short_subtitle, box_w - 6, 9.5))}"
+                        "</text>"
                     )
             previous = (row, y, centres)
         y += box_h + 26
@@ -374,9 +411,41 @@ def topology_svg(
     )
 
 
-def _clip(text: str, chars: float) -> str:
-    limit = max(3, int(chars))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+# Advance widths in em of Noto Sans (the drawings' font for Latin text), rounded up; any other
+# character counts as the widest capital, 0.9 em, a CJK or full-width one as one em.
+_EM = {
+    **dict.fromkeys(" ", 0.26),
+    **dict.fromkeys("ijlI.,:;'|!·", 0.29),
+    **dict.fromkeys("frt()-/", 0.4),
+    **dict.fromkeys("0123456789×+#$?acegknoqsuvxyzbdhpL", 0.58),
+    **dict.fromkeys("ABCDEFGHJKNOPQRSTUVXYZw", 0.72),
+}
+
+
+def _text_width(text: str, size: float) -> float:
+    """The width a label takes at `size` px, from above (Chromium's own measure of every label
+    is in tests/planner/test_topology_labels.py). Counting characters instead let a Chinese
+    label run twice its room."""
+    em = 0.0
+    for char in text:
+        em += 1.0 if east_asian_width(char) in "WF" else _EM.get(char, 0.9)
+    return em * size
+
+
+def _fit_either(text: str, short: str, width: float, size: float) -> str:
+    """The text if it fits, else its short form (if any) fitted."""
+    if not short or _text_width(text, size) <= width:
+        return _fit(text, width, size)
+    return _fit(short, width, size)
+
+
+def _fit(text: str, width: float, size: float) -> str:
+    """The text, or as much of it as fits `width` at `size` followed by an ellipsis."""
+    if _text_width(text, size) <= width:
+        return text
+    while text and _text_width(text + "…", size) > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def _connections(upper: _Row, lower: _Row, n_upper: int, n_lower: int) -> list[tuple[int, int]]:

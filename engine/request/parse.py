@@ -3,6 +3,8 @@ against the catalog into a `DesignRequest`, or `RequestError` with one sentence 
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
@@ -140,16 +142,22 @@ class _Reader:
         return default
 
 
+# A number as people write one in a form: digits, thousands grouped by commas (or not), a
+# decimal point. Not "1e3" (Python's float() took it, and the page echoed it as "1000.0"), nor
+# "nan" or "inf" (which then failed inside int()).
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[+-]?\.\d+")
+
+
 def _to_number(raw: object) -> float | None:
     if isinstance(raw, bool):
         return None
-    if isinstance(raw, int | float):
+    if isinstance(raw, int):
         return float(raw)
+    if isinstance(raw, float):
+        return raw if math.isfinite(raw) else None
     if isinstance(raw, str):
-        try:
-            return float(raw.strip().replace(",", "").replace("_", ""))
-        except ValueError:
-            return None
+        written = raw.strip().replace("_", "")
+        return float(written.replace(",", "")) if _PLAIN_NUMBER.fullmatch(written) else None
     return None
 
 

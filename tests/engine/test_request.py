@@ -117,3 +117,21 @@ def test_plane_errors_are_prefixed() -> None:
     exc = _error(gpus=64, leaf="64x400", storage={"nic_speed": 3, "ports": 0})
     assert "storage.nic_speed" in exc.errors
     assert "storage.ports" in exc.errors
+
+
+@pytest.mark.parametrize("written", ["1e3", "1E3", "nan", "inf", "-inf", "1,00", "0x40"])
+def test_numbers_only_as_people_write_them(written: str) -> None:
+    # Issue 27: "1e3" was taken (and echoed as "1000.0"); "nan" crashed inside int().
+    exc = _error(gpus=written, leaf="64x400")
+    assert exc.errors["gpus"] == f"gpus must be a whole number, not {written!r}."
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_json_numbers_that_are_no_numbers_are_refused(value: float) -> None:
+    exc = _error(gpus=64, leaf="64x400", oversubscription=value)
+    assert "oversubscription" in exc.errors
+
+
+@pytest.mark.parametrize("written", ["1,024", " 1024 ", "1024", "1_024", "+1024", "1024.0"])
+def test_grouped_and_plain_digits_are_read(written: str) -> None:
+    assert parse_request({"gpus": written, "leaf": "64x400"}, CATALOG).gpus == 1024

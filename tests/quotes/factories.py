@@ -35,6 +35,12 @@ SEED_SKUS = (
 
 
 def load_seed_subset(skus=SEED_SKUS):
+    from tests.conftest import load_catalog_once
+
+    return load_catalog_once(("subset", tuple(skus)), lambda: _load_subset(skus))
+
+
+def _load_subset(skus):
     data = json.loads(SEED_PATH.read_text(encoding="utf-8"))
     wanted = set(skus)
     data["products"] = [p for p in data["products"] if p["sku"] in wanted]

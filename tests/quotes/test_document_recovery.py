@@ -4,7 +4,8 @@ lease renewed every 10 s, the sweep every 15 s, a queued message stale after 60 
 - A rendering worker killed with SIGKILL: another worker takes the document over within 60 s.
 - A render longer than its lease is not taken over: the heartbeat keeps the lease.
 - Redis restarted without persistence loses a queued job's message: the sweep sends it again
-  within 2 minutes. With append-only persistence the message survives the restart.
+  once it is stale (within 2 minutes at the production defaults; the test runs it at shorter
+  ones). With append-only persistence the message survives the restart.
 
 Each ends with the document ready exactly once, in exactly one file whose bytes match its hash.
 The times measured are printed (pytest -s) for the record."""
@@ -244,9 +245,36 @@ def own_redis(tmp_path, monkeypatch):
         server.stop()
 
 
+# A lost message is sent again within stale + sweep period. At the production defaults that is
+# 60 + 15 = 75 s, under the 2 minutes promised; the restart test runs the same path at a tenth
+# of it (a message stale after 6 s, a sweep every 2 s), which saves a minute of every test run.
+SHORT_STALE_SECONDS = 6
+SHORT_SWEEP_SECONDS = 2
+
+
+def test_the_production_defaults_send_a_lost_job_again_within_2_minutes():
+    from config.settings import base
+
+    # The worker's start and the render itself (a few seconds) fit in what is left of the 120 s.
+    assert base.JOB_QUEUE_STALE_SECONDS + base.JOB_SWEEP_SECONDS <= 120 - 30
+
+
+@pytest.fixture
+def short_timings(settings, monkeypatch):
+    """Production's lease and heartbeat, a shorter stale age and sweep period, for this process
+    and every worker and beat."""
+    settings.JOB_LEASE_SECONDS = 30
+    settings.JOB_HEARTBEAT_SECONDS = 10
+    settings.JOB_SWEEP_SECONDS = SHORT_SWEEP_SECONDS
+    settings.JOB_QUEUE_STALE_SECONDS = SHORT_STALE_SECONDS
+    monkeypatch.delenv("JOB_HEARTBEAT_SECONDS", raising=False)
+    monkeypatch.setenv("JOB_SWEEP_SECONDS", str(SHORT_SWEEP_SECONDS))
+    monkeypatch.setenv("JOB_QUEUE_STALE_SECONDS", str(SHORT_STALE_SECONDS))
+
+
 @pytest.mark.parametrize("appendonly", [False, True], ids=["no-persistence", "append-only"])
-def test_a_job_lost_with_a_redis_restart_is_queued_again_within_2_minutes(
-    full_catalog, engineer, settings, production_timings, own_redis, start_worker, start_beat,
+def test_a_job_lost_with_a_redis_restart_is_queued_again(
+    full_catalog, engineer, settings, short_timings, own_redis, start_worker, start_beat,
     appendonly,
 ):  # fmt: skip
     redis = own_redis(appendonly=appendonly)
@@ -265,7 +293,10 @@ def test_a_job_lost_with_a_redis_restart_is_queued_again_within_2_minutes(
     picked_up = time.monotonic() - restarted_at
     print(f"\n{'append-only' if appendonly else 'no persistence'}: job picked up {picked_up:.1f} s "
           "after the Redis restart")  # fmt: skip
-    assert picked_up <= 120
+    # Stale age plus one sweep period, and up to 10 s for a worker to start on a busy machine.
+    assert picked_up <= SHORT_STALE_SECONDS + SHORT_SWEEP_SECONDS + 10
+    if not appendonly:  # the message was lost: only the sweep can have sent it again
+        assert picked_up >= SHORT_STALE_SECONDS - 3  # sent a moment before the restart
     assert wait_for(lambda: row(document).status == DocumentStatus.READY, 60, every=0.2)
     one_file_matching(document)
     assert row(document).attempts == 1
