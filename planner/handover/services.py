@@ -21,6 +21,9 @@ from planner.models import Design
 # Two lines of the drawing (12 racks a line): a row's first racks with their network rack on a
 # 1,024-GPU design, and an SVG of tens of kilobytes on any design.
 DESIGN_PAGE_RACKS = 2 * RACKS_PER_LINE
+# The handover page draws this many racks a page (4 lines, some 150 kB of SVG); the downloads
+# carry every rack.
+HANDOVER_RACKS_PER_PAGE = 4 * RACKS_PER_LINE
 ELEVATIONS_CACHE_SECONDS = 24 * 3600  # a day: the entry is right for as long as it is kept
 
 
