@@ -4,6 +4,7 @@ measures the server as deployed."""
 
 import multiprocessing
 import os
+from typing import Any
 
 from core.http_limits import HEADER_FIELD_MAX_BYTES, HEADER_FIELDS_MAX, REQUEST_LINE_MAX_BYTES
 
@@ -24,3 +25,12 @@ limit_request_fields = HEADER_FIELDS_MAX
 # belongs to a request gunicorn killed, and a retry may take it over.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A gunicorn process that exits leaves its figures in PROMETHEUS_MULTIPROC_DIR (a pod's
+    processes share the folder, and a scrape sums it): its live gauges must go with it."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

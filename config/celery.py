@@ -4,6 +4,8 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_process_init
 
+from config.tracing import tracing_start
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 app = Celery("config")
@@ -20,3 +22,11 @@ def _yield_to_requests(**_: Any) -> None:
 
 
 worker_process_init.connect(_yield_to_requests)
+
+
+def _trace_tasks(**_: Any) -> None:
+    """Each pool process exports its own spans (OTEL_EXPORTER_OTLP_ENDPOINT; off when unset)."""
+    tracing_start("worker")
+
+
+worker_process_init.connect(_trace_tasks)

@@ -62,6 +62,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # An expired session: htmx gets HX-Redirect, `next` is the page, never a 405 (issue 27).
+    "core.middleware.SessionExpiryMiddleware",
     "core.middleware.IdempotencyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -93,13 +95,17 @@ TEMPLATES = [
 ]
 
 # SQLite by default so that a bare machine runs; DATABASE_URL switches to PostgreSQL (psycopg 3).
+# The web server and the workers write to the same SQLite file: wait up to 20 s for the lock
+# instead of failing, and take it when a transaction begins. A deferred transaction that reads
+# and then writes cannot wait (SQLite answers "database is locked" at once, whatever the
+# timeout) when another process wrote in between: several gunicorn writers hit it (issue 29).
+SQLITE_OPTIONS: dict[str, Any] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The web server and the worker write to the same file; wait for the lock instead of failing.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
 # A connection per process, kept between requests: opening one (and, for PostgreSQL, its TLS
 # and authentication) cost more than a list request's own queries.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
@@ -558,3 +564,31 @@ MIDDLEWARE.insert(
 # deleted once older than the grace period (a file is written just before its row commits).
 WEBHOOK_DELIVERY_RETENTION_DAYS = env.int("WEBHOOK_DELIVERY_RETENTION_DAYS", default=30)
 ORPHAN_FILE_GRACE_HOURS = env.int("ORPHAN_FILE_GRACE_HOURS", default=24)
+
+# --- Issue 30: metrics for the operator's Prometheus (core.metrics) -----------------------------
+# /metrics answers an address in these networks (the client's, behind NUM_PROXIES trusted
+# proxies), or a caller sending `Authorization: Bearer <METRICS_TOKEN>` when a token is set;
+# anyone else gets a 404. docker-compose lets its own network in; Kubernetes uses the token.
+METRICS_ALLOWED_NETWORKS = env.list("METRICS_ALLOWED_NETWORKS", default=["127.0.0.1/32", "::1/128"])
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+# Request figures per view: django-prometheus' first middleware outermost (it times everything
+# below it), then the endpoint itself, before any middleware that checks the host or the scheme;
+# its second middleware innermost but for Axes, which must stay last.
+MIDDLEWARE.insert(0, "django_prometheus.middleware.PrometheusBeforeMiddleware")
+MIDDLEWARE.insert(1, "core.metrics.MetricsMiddleware")
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("axes.middleware.AxesMiddleware"),
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
+)
+# gunicorn runs several processes per pod: with this folder set, each writes its figures there
+# and a scrape sums them (prometheus_client's multiprocess mode). It must exist before the first
+# figure is written, in whichever process reads these settings first.
+if env("PROMETHEUS_MULTIPROC_DIR", default=""):
+    Path(env("PROMETHEUS_MULTIPROC_DIR")).mkdir(parents=True, exist_ok=True)
+# Query counts, durations and errors per database (django-prometheus' wrapper of Django's own
+# backend, same driver): opt-in, so that the engine the tests run is the one production runs
+# unless an operator asks for the figures.
+if env.bool("METRICS_DATABASE", default=False):
+    _engine = DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    if _engine in ("postgresql", "sqlite3"):
+        DATABASES["default"]["ENGINE"] = f"django_prometheus.db.backends.{_engine}"
