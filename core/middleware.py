@@ -1,15 +1,26 @@
 """Request middleware: NUL bytes refused in paths and queries (`NulByteMiddleware`),
-`Idempotency-Key` on API POSTs (`IdempotencyMiddleware`), and a Retry-After on every 429
-(`RetryAfterMiddleware`). Request body limits are in `core.body_limits`."""
+`Idempotency-Key` on API POSTs (`IdempotencyMiddleware`), a Retry-After on every 429
+(`RetryAfterMiddleware`), and expired sessions that lose nothing (`SessionExpiryMiddleware`).
+Request body limits are in `core.body_limits`."""
 
 import contextlib
 import hashlib
 import json
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseRedirect,
+    QueryDict,
+)
+from django.shortcuts import resolve_url
+from django.urls import Resolver404, resolve
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from core.errors import PROBLEM_CONTENT_TYPE, problem_body
 from core.services import (
@@ -159,3 +170,91 @@ class RetryAfterMiddleware:
         ):
             response["Retry-After"] = str(int(settings.JOBS_RETRY_AFTER_SECONDS))
         return response
+
+
+class SessionExpiryMiddleware:
+    """A request whose session has gone loses nothing (issue 27 item 2).
+
+    When a view sends an anonymous request to the login page (`login_required`), `next` names the
+    page the person was on, never the fragment or POST-only URL that was asked for: an htmx
+    request's page is its `HX-Current-URL`, another non-GET request's its same-origin Referer.
+    A request that still carried a session cookie had a session that expired: the login page is
+    told (`expired=1`) and says so. An htmx request is answered with `HX-Redirect` instead of the
+    login page, which htmx would otherwise swap into the panel it was updating.
+
+    A browser GET of a POST-only URL right after signing in (a `next` from an older link) is sent
+    to the page that owns it (the nearest parent path that resolves) instead of a 405."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.path.startswith(API_PREFIX):
+            return response
+        if response.status_code == 405 and request.method in ("GET", "HEAD"):
+            return _to_owning_page(request, response)
+        user = getattr(request, "user", None)
+        if response.status_code == 302 and user is not None and not user.is_authenticated:
+            return _login_redirect(request, response)
+        return response
+
+
+def _same_origin_path(request: HttpRequest, url: str) -> str | None:
+    """The path and query of `url` when it is on this site; None otherwise."""
+    if not url:
+        return None
+    parsed = urlsplit(url)
+    if parsed.netloc and parsed.netloc != request.get_host():
+        return None
+    path = parsed.path or "/"
+    if not url_has_allowed_host_and_scheme(
+        path, allowed_hosts={request.get_host()}, require_https=False
+    ):
+        return None
+    return f"{path}?{parsed.query}" if parsed.query else path
+
+
+def _login_redirect(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    location = response.get("Location", "")
+    login_path = resolve_url(settings.LOGIN_URL)
+    parsed = urlsplit(location)
+    if parsed.path != login_path:
+        return response
+    query = QueryDict(parsed.query, mutable=True)
+    htmx = request.headers.get("HX-Request") == "true"
+    page = None
+    if htmx:
+        page = _same_origin_path(request, request.headers.get("HX-Current-URL", ""))
+    elif request.method not in ("GET", "HEAD"):
+        page = _same_origin_path(request, request.headers.get("Referer", ""))
+    if page:
+        query["next"] = page
+    if settings.SESSION_COOKIE_NAME in request.COOKIES:
+        query["expired"] = "1"
+    target = f"{login_path}?{query.urlencode(safe='/')}" if query else login_path
+    if htmx:
+        answer = HttpResponse(status=200)
+        answer["HX-Redirect"] = target
+        return answer
+    response["Location"] = target
+    return response
+
+
+def _to_owning_page(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """Only on the way back from the login page (its Referer): elsewhere a GET of a POST-only
+    URL stays a 405, as the page matrix expects."""
+    came_from = _same_origin_path(request, request.headers.get("Referer", "")) or ""
+    from_login = urlsplit(came_from).path == resolve_url(settings.LOGIN_URL)
+    if request.headers.get("HX-Request") == "true" or not from_login:
+        return response
+    parts = [part for part in request.path.split("/") if part]
+    while parts:
+        parts.pop()
+        candidate = "/" + "/".join(parts) + ("/" if parts else "")
+        try:
+            resolve(candidate)
+        except Resolver404:
+            continue
+        return HttpResponseRedirect(candidate)
+    return response

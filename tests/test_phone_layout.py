@@ -1,6 +1,9 @@
-"""Every screen fits a phone (issue 15 item 2): each page a sales engineer, a manager or a customer
-opens is measured in real headless Chromium at 390 x 844, in English and in Chinese. The page may
-not scroll sideways (wide tables scroll inside their own box) and its main heading shows.
+"""Every screen fits a phone (issue 15 item 2) and reads well on it (issue 27 item 1): each page a
+sales engineer, a manager or a customer opens is measured in real headless Chromium at 390 x 844
+and at 1400 px, in English and in Chinese. The page may not scroll sideways (wide tables become
+cards or scroll inside their own box), its main heading shows, no table cell breaks its text one
+character per line, no text is under 12 px, and in the wizard the live summary stays in view
+while the first input has the focus.
 
 PHONE_SHOTS=/tmp/phone saves a full-page screenshot of every page there, to be looked at."""
 
@@ -16,6 +19,7 @@ from tests.core.factories import UserFactory
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 WIDTH = 390
+DESKTOP = 1400
 REQUEST = {
     "gpus": 64,
     "gpus_per_server": 8,
@@ -63,12 +67,13 @@ def data(engineer):
     }
 
 
-def _context(browser, base_url: str, language: str, user: str | None):
+def _context(browser, base_url: str, language: str, user: str | None, width: int = WIDTH):
+    phone = width <= WIDTH
     context = browser.new_context(
-        viewport={"width": WIDTH, "height": 844},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
+        viewport={"width": width, "height": 844 if phone else 900},
+        device_scale_factor=2 if phone else 1,
+        is_mobile=phone,
+        has_touch=phone,
         locale="en-US" if language == "en" else "zh-CN",
     )
     host = base_url.split("//", 1)[1].split(":")[0]
@@ -85,33 +90,161 @@ def _context(browser, base_url: str, language: str, user: str | None):
     return context, page
 
 
-def _measure(page, url: str, name: str) -> tuple[int, bool]:
+# Measured in the page: what a reader would see as broken. Every visible element with text of its
+# own is at least 12 px; every visible table cell with two or more characters is at least two
+# characters wide (its content box >= 2 x its font size) and no line of it holds one lone CJK
+# character while the text has more (a name broken one character per line).
+MEASURE = r"""
+() => {
+  const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+  const visible = (el) => {
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "none") return false;
+    const rect = el.getBoundingClientRect();
+    if (rect.width < 2 || rect.height < 2) return false;
+    for (let node = el; node; node = node.parentElement) {
+      const s = getComputedStyle(node);
+      if (s.clip && s.clip !== "auto" && s.position === "absolute") return false;
+      if (node.getAttribute("aria-hidden") === "true" && s.display === "none") return false;
+    }
+    return true;
+  };
+  const ownText = (el) => Array.from(el.childNodes)
+    .filter((n) => n.nodeType === 3).map((n) => n.textContent).join("").trim();
+  const small = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (["SCRIPT", "STYLE", "svg", "SVG"].includes(el.tagName) || el.closest("svg")) continue;
+    const text = ownText(el);
+    if (!text || !visible(el)) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < 12) small.push(`${el.tagName.toLowerCase()} ${size}px "${text.slice(0, 30)}"`);
+  }
+  const narrow = [];
+  const ctx = document.createElement("canvas").getContext("2d");
+  const shown = new Map();
+  const textShown = (node) => {
+    const el = node.parentElement;
+    if (!shown.has(el)) shown.set(el, visible(el));
+    return shown.get(el);
+  };
+  for (const cell of document.querySelectorAll("td, th")) {
+    if (!visible(cell)) continue;
+    const chars = [];
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!textShown(node)) continue;
+      for (let i = 0; i < node.textContent.length; i++) chars.push([node, i]);
+    }
+    const text = chars.map(([node, i]) => node.textContent[i]).join("");
+    if (text.replace(/\s/g, "").length < 2) continue;
+    const style = getComputedStyle(cell);
+    const size = parseFloat(style.fontSize);
+    const inner = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    // Two characters of its own text, in its own font (or two em for CJK, whose glyphs are 1 em).
+    ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const two = ctx.measureText(text.trim().slice(0, 2)).width;
+    if (inner + 0.5 < Math.min(two, 2 * size)) {
+      narrow.push(`${Math.round(inner)}px "${text.trim().slice(0, 30)}"`);
+      continue;
+    }
+    if (!CJK.test(text)) continue;
+    // A lone CJK character on a line, cut from its neighbour (no space between): a word broken.
+    const lines = new Map();
+    chars.forEach(([node, i], index) => {
+      const ch = node.textContent[i];
+      if (/\s/.test(ch)) return;
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rect = range.getBoundingClientRect();
+      if (!rect.width) return;
+      const top = Math.round(rect.top);
+      if (!lines.has(top)) lines.set(top, []);
+      lines.get(top).push(index);
+    });
+    if (lines.size < 2) continue;
+    for (const indexes of lines.values()) {
+      if (indexes.length !== 1) continue;
+      const index = indexes[0];
+      const ch = text[index];
+      const joined = CJK.test(text[index - 1] || "") || CJK.test(text[index + 1] || "");
+      if (CJK.test(ch) && joined) narrow.push(`lone "${ch}" in "${text.trim().slice(0, 30)}"`);
+    }
+  }
+  // What sticks out of the page, for the report (outermost elements only).
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const rect = el.getBoundingClientRect();
+    if (rect.right > window.innerWidth + 1 && !out.some((o) => o.contains(el))) {
+      let clipped = false;
+      for (let node = el.parentElement; node; node = node.parentElement) {
+        if (getComputedStyle(node).overflowX !== "visible") { clipped = true; break; }
+      }
+      if (!clipped) out.push(el);
+    }
+  }
+  return {
+    overflowing: out.slice(0, 5).map(
+      (el) => `${el.tagName.toLowerCase()}.${el.className} `
+        + `${Math.round(el.getBoundingClientRect().right)}`,
+    ),
+    width: document.documentElement.scrollWidth,
+    small: small.slice(0, 8),
+    smallCount: small.length,
+    narrow: narrow.slice(0, 8),
+    narrowCount: narrow.length,
+  };
+}
+"""
+
+
+def _measure(page, url: str, name: str) -> dict:
     page.goto(url)
     page.wait_for_load_state("networkidle")
-    width = page.evaluate("document.documentElement.scrollWidth")
+    found = page.evaluate(MEASURE)
     heading = page.locator("main h1").first
-    visible = heading.count() == 1 and heading.is_visible()
+    found["heading"] = heading.count() == 1 and heading.is_visible()
     if SHOTS:
         os.makedirs(SHOTS, exist_ok=True)
         page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
-    return width, visible
+    return found
 
 
-def test_every_page_fits_a_390px_phone_in_both_languages(live_server, browser, engineer, data):
+def _summary_in_view(page, url: str) -> bool:
+    """The wizard's live summary is inside the viewport while its first input has the focus."""
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    first = page.locator(".wizard-form .fields input:not([type=hidden]):visible").first
+    first.focus()
+    first.press("End")
+    summary = page.locator("[data-testid=live-summary]")
+    # On wide screens the whole live panel, beside the form, is the summary.
+    shown = summary if summary.is_visible() else page.locator("#live")
+    box = shown.bounding_box()
+    viewport = page.viewport_size
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["y"] + min(box["height"], 80) <= viewport["height"]
+        and box["x"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+    )
+
+
+def _pages(data) -> tuple[dict[str, str], dict[str, str], dict[str, str], list[str]]:
     from planner.forms import STEP_KEYS
 
-    UserFactory(username="manager", role=SALES_MANAGER, team_name="Team A")
-    base = live_server.url
     design = data["design"]
     draft, sent = data["draft"], data["sent"]
     wizard_pk = data["draft_design"].pk
+    wizards = {f"wizard-{step}": f"/designs/{wizard_pk}/wizard/{step}/" for step in STEP_KEYS}
     engineer_pages = {
         "home": "/",
         "designs": "/designs/",
         "designs-archived": "/designs/?archived=1",
         "design": f"/designs/{design.pk}/",
         "design-new": "/designs/new/",
-        **{f"wizard-{step}": f"/designs/{wizard_pk}/wizard/{step}/" for step in STEP_KEYS},
+        **wizards,
         "quotes": "/quotes/",
         "customers": "/customers/",
         "quote-new": f"/quotes/new/?design={design.pk}",
@@ -122,29 +255,45 @@ def test_every_page_fits_a_390px_phone_in_both_languages(live_server, browser, e
     }
     manager_pages = {"home": "/", "quotes": "/quotes/", "quote-draft": f"/quotes/{draft.pk}/"}
     public_pages = {"login": "/accounts/login/", "share": f"/s/{data['token']}/"}
+    typed = ["/designs/new/", *(path for key, path in wizards.items() if key != "wizard-review")]
+    return engineer_pages, manager_pages, public_pages, typed
 
-    measured: dict[str, int] = {}
-    headless: list[str] = []
+
+@pytest.mark.parametrize("width", [WIDTH, DESKTOP])
+def test_every_page_reads_well_in_both_languages(live_server, browser, engineer, data, width):
+    UserFactory(username="manager", role=SALES_MANAGER, team_name="Team A")
+    base = live_server.url
+    engineer_pages, manager_pages, public_pages, typed = _pages(data)
+    measured: dict[str, dict] = {}
+    hidden_summary: list[str] = []
     for language in LANGUAGES:
         for user, pages in (
             ("engineer", engineer_pages),
             ("manager", manager_pages),
             (None, public_pages),
         ):
-            context, page = _context(browser, base, language, user)
+            context, page = _context(browser, base, language, user, width)
             for name, path in pages.items():
-                key = f"{language}-{user or 'public'}-{name}"
-                width, visible = _measure(page, f"{base}{path}", key)
-                measured[key] = width
-                if not visible:
-                    headless.append(key)
+                key = f"{width}-{language}-{user or 'public'}-{name}"
+                measured[key] = _measure(page, f"{base}{path}", key)
+            if user == "engineer":
+                for path in typed:
+                    if not _summary_in_view(page, f"{base}{path}"):
+                        hidden_summary.append(f"{width}-{language}-{path}")
             context.close()
     if SHOTS:
-        with open(os.path.join(SHOTS, "widths.txt"), "w", encoding="utf-8") as out:
-            out.writelines(f"{key} {width}\n" for key, width in measured.items())
-    too_wide = {key: width for key, width in measured.items() if width > WIDTH}
-    assert too_wide == {}, f"pages wider than {WIDTH} px: {too_wide}"
+        with open(os.path.join(SHOTS, f"measures-{width}.txt"), "w", encoding="utf-8") as out:
+            out.writelines(f"{key} {found}\n" for key, found in measured.items())
+    too_wide = {key: m["width"] for key, m in measured.items() if m["width"] > width}
+    headless = [key for key, m in measured.items() if not m["heading"]]
+    narrow = {key: m["narrow"] for key, m in measured.items() if m["narrowCount"]}
+    small = {key: m["small"] for key, m in measured.items() if m["smallCount"]}
+    assert len(measured) == 2 * sum(map(len, (engineer_pages, manager_pages, public_pages)))
+    assert too_wide == {}, f"pages wider than {width} px: {too_wide}"
     assert headless == [], f"pages whose main heading is hidden: {headless}"
+    assert narrow == {}, f"table cells broken per character: {narrow}"
+    assert small == {}, f"text under 12 px: {small}"
+    assert hidden_summary == [], f"live summary out of view while typing: {hidden_summary}"
 
 
 def test_customer_accepts_on_a_phone_in_chinese(live_server, browser, data):
