@@ -45,6 +45,8 @@ PHASE_NAMES: dict[str, Promise] = {
     "pilot": _("Pilot deployment"),
     "full": _("Full deployment"),
     "operations": _("Operations support"),
+    # A payment milestone, not a plan phase: the customer's final acceptance (issue 27).
+    "acceptance": _("Final acceptance"),
 }
 DELIVERABLE_NAMES: dict[str, Promise] = {
     "requirements_report": _("Requirements report"),

@@ -14,8 +14,22 @@ from core.models import Team
 class Customer(models.Model):
     """A customer of EZMAX. `external_source` + `external_id` identify it in the CRM."""
 
-    name_en = models.CharField(_("name (English)"), max_length=200)
+    # Either name may be the only one (a Chinese customer often has no English name): the
+    # services require at least one.
+    name_en = models.CharField(_("name (English)"), max_length=200, blank=True)
     name_zh = models.CharField(_("name (Chinese)"), max_length=200, blank=True)
+    address = models.TextField(_("address"), blank=True)
+    # 统一社会信用代码 (GB 32100-2015, checked by customers.tax_ids): what invoices are issued to.
+    tax_id = models.CharField(_("unified social credit code"), max_length=18, blank=True)
+    # One of the customer's own contacts (customers.services checks it is theirs).
+    billing_contact = models.ForeignKey(
+        "Contact",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("billing contact"),
+    )
     external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
     external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
     preferred_language = models.CharField(
@@ -41,9 +55,22 @@ class Customer(models.Model):
 
     def __str__(self) -> str:
         # The reader's language picks the name: an English page or PDF shows the English one.
-        if self.name_zh and (get_language() or "").startswith("zh"):
-            return self.name_zh
-        return self.name_en or self.name_zh
+        return self.names[0]
+
+    @property
+    def names(self) -> list[str]:
+        """The customer's names, the one in the reader's (active) language first: both when it
+        has both, one when it has one."""
+        names = [self.name_en, self.name_zh]
+        if (get_language() or "").startswith("zh"):
+            names.reverse()
+        return [name for name in names if name] or [""]
+
+    @property
+    def other_name(self) -> str:
+        """The name in the other language, when the customer has both ("" otherwise)."""
+        names = self.names
+        return names[1] if len(names) > 1 else ""
 
 
 class Contact(models.Model):

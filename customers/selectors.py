@@ -50,7 +50,9 @@ class OpportunityNotFound(DomainError):
 
 
 def customers_visible_to(user: Viewer) -> QuerySet[Customer]:
-    customers = Customer.objects.select_related("team").prefetch_related("contacts")
+    customers = Customer.objects.select_related("team", "billing_contact").prefetch_related(
+        "contacts"
+    )
     if not user.is_authenticated:
         return customers.none()
     if getattr(user, "is_superuser", False):

@@ -19,6 +19,7 @@ from core.errors import DomainError
 from core.selectors import user_team
 from customers.models import Contact, Customer, Opportunity
 from customers.selectors import contact_for, customer_for
+from customers.tax_ids import tax_id_problem
 
 
 class CustomerChangeNotAllowed(DomainError):
@@ -53,11 +54,15 @@ class OpportunityHasQuotes(DomainError):
 def customer_create(
     *,
     user: User,
-    name_en: str,
+    name_en: str = "",
     name_zh: str = "",
     preferred_language: str = "zh-hans",
+    address: str = "",
+    tax_id: str = "",
 ) -> Customer:
-    """A customer of the user's team. CRM source and id stay empty: only the CRM sets them."""
+    """A customer of the user's team, named in English, Chinese or both. CRM source and id stay
+    empty: only the CRM sets them. The billing contact is chosen once the customer has
+    contacts (`customer_update`)."""
     _require(user, "customers.add_customer")
     team = user_team(user)
     if team is None:
@@ -66,7 +71,12 @@ def customer_create(
         )
     customer = Customer(team=team)
     _set_customer_fields(
-        customer, name_en=name_en, name_zh=name_zh, preferred_language=preferred_language
+        customer,
+        name_en=name_en,
+        name_zh=name_zh,
+        preferred_language=preferred_language,
+        address=address,
+        tax_id=tax_id,
     )
     with transaction.atomic():
         customer.save()
@@ -80,16 +90,26 @@ def customer_update(
     name_en: str,
     name_zh: str,
     preferred_language: str,
+    address: str = "",
+    tax_id: str = "",
+    billing_contact_id: int | None = None,
 ) -> Customer:
-    """Names and language only; the team and the CRM identity do not change here."""
+    """Names, language, address, tax id and billing contact (one of the customer's own
+    contacts); the team and the CRM identity do not change here."""
     _require(user, "customers.change_customer")
     with transaction.atomic():
         customer = customer_for(user=user, customer_id=customer_id)
         customer = Customer.objects.select_for_update().get(pk=customer.pk)
         _set_customer_fields(
-            customer, name_en=name_en, name_zh=name_zh, preferred_language=preferred_language
+            customer,
+            name_en=name_en,
+            name_zh=name_zh,
+            preferred_language=preferred_language,
+            address=address,
+            tax_id=tax_id,
+            billing_contact_id=billing_contact_id,
         )
-        customer.save(update_fields=["name_en", "name_zh", "preferred_language", "updated_at"])
+        customer.save(update_fields=[*CUSTOMER_FIELDS, "updated_at"])
     return customer
 
 
@@ -145,19 +165,78 @@ def _require(user: User, permission: str) -> None:
         raise CustomerChangeNotAllowed(_("Your role does not allow changing customers."))
 
 
-def _set_customer_fields(
-    customer: Customer, *, name_en: str, name_zh: str, preferred_language: str
-) -> None:
+CUSTOMER_FIELDS = (
+    "name_en", "name_zh", "preferred_language", "address", "tax_id", "billing_contact",
+)  # fmt: skip
+
+
+def customer_field_errors(
+    *,
+    name_en: str,
+    name_zh: str,
+    tax_id: str = "",
+    preferred_language: str | None = None,
+) -> dict[str, str]:
+    """The customer's fields' problems, keyed by field, in the reader's words: the same
+    messages for the form, the API's 400 and the services (which decide). A name in either
+    language is enough; a tax id, when given, is a unified social credit code (GB 32100-2015)."""
     errors: dict[str, str] = {}
-    name_en, name_zh = name_en.strip(), name_zh.strip()
-    if not name_en:
-        errors["name_en"] = _("Give the customer's name in English.")
-    if preferred_language not in dict(settings.LANGUAGES):
+    if not name_en.strip() and not name_zh.strip():
+        message = _("Give the customer's name in Chinese or English (at least one).")
+        errors["name_zh"] = errors["name_en"] = message
+    problem = tax_id_problem(normalized_tax_id(tax_id)) if tax_id.strip() else None
+    if problem is not None:
+        errors["tax_id"] = TAX_ID_MESSAGES[problem]()
+    if preferred_language is not None and preferred_language not in dict(settings.LANGUAGES):
         errors["preferred_language"] = _("Choose one of the languages the tool speaks.")
+    return errors
+
+
+def normalized_tax_id(tax_id: str) -> str:
+    """As printed on the business licence: no spaces, capital letters."""
+    return "".join(tax_id.split()).upper()
+
+
+TAX_ID_MESSAGES: dict[str, Callable[[], str]] = {
+    "length": lambda: _("A unified social credit code has 18 characters."),
+    "characters": lambda: _(
+        "A unified social credit code uses digits and capital letters other than I, O, S, V and Z."
+    ),
+    "division": lambda: _(
+        "Characters 3 to 8 of a unified social credit code are the region's code: six digits."
+    ),
+    "check": lambda: _(
+        "This unified social credit code's last character does not match the others: check it "
+        "for a typing error."
+    ),
+}
+
+
+def _set_customer_fields(
+    customer: Customer,
+    *,
+    name_en: str,
+    name_zh: str,
+    preferred_language: str,
+    address: str = "",
+    tax_id: str = "",
+    billing_contact_id: int | None = None,
+) -> None:
+    errors = customer_field_errors(
+        name_en=name_en, name_zh=name_zh, tax_id=tax_id, preferred_language=preferred_language
+    )
+    if billing_contact_id is not None and (
+        customer.pk is None
+        or not Contact.objects.filter(pk=billing_contact_id, customer_id=customer.pk).exists()
+    ):
+        errors["billing_contact"] = _("Choose one of this customer's contacts.")
     if errors:
         raise DomainError(_("The customer was not saved."), errors=errors)
-    customer.name_en, customer.name_zh = name_en, name_zh
+    customer.name_en, customer.name_zh = name_en.strip(), name_zh.strip()
     customer.preferred_language = preferred_language
+    customer.address = address.strip()
+    customer.tax_id = normalized_tax_id(tax_id)
+    customer.billing_contact_id = billing_contact_id
 
 
 def _set_contact_fields(
@@ -218,9 +297,11 @@ def customer_upsert_by_external_id(
     user: User,
     source: str,
     external_id: str,
-    name_en: str,
+    name_en: str = "",
     name_zh: str = "",
     preferred_language: str | None = None,
+    address: str | None = None,
+    tax_id: str | None = None,
 ) -> tuple[Customer, bool]:
     """Create or update the customer the CRM knows as (source, external_id). Returns
     (customer, created). A new customer joins the caller's team; a CRM id another team's customer
@@ -231,8 +312,9 @@ def customer_upsert_by_external_id(
             _("You are in no team, so a customer you create would be nobody's.")
         )
     _crm_key_check(source, external_id)
-    if not name_en.strip():
-        raise DomainError(_("Give the customer's name in English."), field="name_en")
+    errors = customer_field_errors(name_en=name_en, name_zh=name_zh, tax_id=tax_id or "")
+    if errors:
+        raise DomainError(_("The customer was not saved."), errors=errors)
 
     def create() -> Customer:
         _require(user, "customers.add_customer")
@@ -246,6 +328,8 @@ def customer_upsert_by_external_id(
             name_en=name_en,
             name_zh=name_zh,
             preferred_language=preferred_language or customer.preferred_language,
+            address=address or "",
+            tax_id=tax_id or "",
         )
         customer.save()
         return customer
@@ -259,13 +343,17 @@ def customer_upsert_by_external_id(
         _require(user, "customers.change_customer")
         if team is not None and customer.team_id != team.pk and not user.is_superuser:
             raise CrmIdTaken(_("This CRM id belongs to a customer of another team."))
+        # Fields the CRM leaves out (None) keep their values.
         _set_customer_fields(
             customer,
             name_en=name_en,
             name_zh=name_zh,
             preferred_language=preferred_language or customer.preferred_language,
+            address=customer.address if address is None else address,
+            tax_id=customer.tax_id if tax_id is None else tax_id,
+            billing_contact_id=customer.billing_contact_id,
         )
-        customer.save(update_fields=["name_en", "name_zh", "preferred_language", "updated_at"])
+        customer.save(update_fields=[*CUSTOMER_FIELDS, "updated_at"])
         return customer, False
 
 

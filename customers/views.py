@@ -103,12 +103,19 @@ def customer_edit(request: HttpRequest, pk: int) -> HttpResponse:
         "name_en": customer.name_en,
         "name_zh": customer.name_zh,
         "preferred_language": customer.preferred_language,
+        "address": customer.address,
+        "tax_id": customer.tax_id,
+        "billing_contact": customer.billing_contact_id,
     }
-    form = CustomerForm(request.POST or None, initial=initial)
+    form = CustomerForm(request.POST or None, initial=initial, contacts=customer.contacts.all())
     if request.method == "POST" and form.is_valid():
         with refused_on_form(form):
+            data = dict(form.cleaned_data)
             customer = services.customer_update(
-                user=_user(request), customer_id=customer.pk, **form.cleaned_data
+                user=_user(request),
+                customer_id=customer.pk,
+                billing_contact_id=data.pop("billing_contact", None),
+                **data,
             )
             messages.success(request, _("Customer %(name)s saved.") % {"name": customer})
             return redirect("customers:customer-detail", pk=customer.pk)

@@ -17,7 +17,7 @@ from core import vocabulary
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
 from planner.selectors import designs_visible_to
 from quotes.models import LineKind
-from quotes.services.terms import PHASES
+from quotes.services.terms import ACCEPTANCE, MILESTONES
 
 
 class DistinctChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
@@ -70,6 +70,18 @@ def _customer_detail(customer: Any) -> str:
     return crm if customer.external_id else f"#{customer.pk}"
 
 
+def price_list_label(price_list: Any) -> str:
+    """A price list's name with its currency, said once: "EZMAX list prices 2026 (CNY, sample)"
+    already names it, so it gets no second "(CNY)"."""
+    name, currency = str(price_list.name), str(price_list.currency)
+    return name if currency in name else f"{name} ({currency})"
+
+
+class PriceListChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+    def label_from_instance(self, obj: Model) -> str:
+        return price_list_label(obj)
+
+
 class QuoteCreateForm(forms.Form):
     design = DesignChoiceField(
         queryset=None,
@@ -84,7 +96,7 @@ class QuoteCreateForm(forms.Form):
         help_text=_("Your team's customers; the design's customer is chosen if it has one."),
     )
     title = forms.CharField(label=_("Title"), max_length=200, required=False)
-    price_list = forms.ModelChoiceField(
+    price_list = PriceListChoiceField(
         queryset=PriceList.objects.all(), label=_("Price list"), required=False,
         empty_label=_("Default price list"),
     )  # fmt: skip
@@ -220,9 +232,11 @@ class TermsForm(VersionedForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for phase in PHASES:
+        for phase in MILESTONES:
             self.fields[f"milestone_{phase}"] = forms.DecimalField(
-                label=_("Paid on completing %(phase)s (%%)")
+                label=_("Paid on final acceptance (%%)") % {}
+                if phase == ACCEPTANCE
+                else _("Paid on completing %(phase)s (%%)")
                 % {"phase": vocabulary.phase_label(phase)},
                 min_value=Decimal("0"),
                 max_value=Decimal("100"),
@@ -247,7 +261,7 @@ class TermsForm(VersionedForm):
     def milestones(self) -> list[dict[str, str]]:
         return [
             {"phase": phase, "percent": str(self.cleaned_data[f"milestone_{phase}"])}
-            for phase in PHASES
+            for phase in MILESTONES
             if self.cleaned_data.get(f"milestone_{phase}")
         ]
 
@@ -266,7 +280,7 @@ class TermsForm(VersionedForm):
     def _percents(self) -> list[Decimal]:
         return [
             Decimal(self.cleaned_data[f"milestone_{phase}"])
-            for phase in PHASES
+            for phase in MILESTONES
             if self.cleaned_data.get(f"milestone_{phase}")
         ]
 

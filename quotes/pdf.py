@@ -19,13 +19,14 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
-from core.vocabulary import phase_label, tier_label
+from core.vocabulary import tier_label
 from planner.document import Progress, design_document
 from quotes.models import QuoteLine, QuoteRevision
 from quotes.selectors import grouped_lines
+from quotes.services.terms import milestones_shown
 
 # Bump when a template changes what a document says: a new version renders a new document.
-TEMPLATE_VERSION = "2026.11.5"
+TEMPLATE_VERSION = "2026.11.6"
 # The mark on every page of a revision not approved, in both languages whatever the document's:
 # whoever holds the paper must see it is not an offer.
 DRAFT_MARK = "草稿 · 未审批 / DRAFT · NOT APPROVED"
@@ -107,10 +108,7 @@ def document_context(
         "template_version": TEMPLATE_VERSION,
         "draft_mark": "" if revision.is_approved_for_customer else DRAFT_MARK,
         "contact": quote.contact,
-        "milestones": [
-            {"label": phase_label(m["phase"]), "percent": m["percent"]}
-            for m in revision.payment_milestones or []
-        ],
+        "milestones": milestones_shown(revision.payment_milestones),
     }
     attachments: list[Any] = []
     if kind == "proposal":

@@ -13,7 +13,7 @@ from catalog.models import Currency
 from core.api.base import ShallowFieldCopies
 from core.api.json_types import JsonTypes
 from quotes.models import Quote, QuoteLine, QuoteRevision, QuoteStatus, percent_text
-from quotes.services.terms import PHASES
+from quotes.services.terms import MILESTONES
 
 # Bounds that keep a value, and what is computed from it, inside its column.
 MAX_EXCHANGE_RATE = Decimal("100000")
@@ -271,7 +271,8 @@ class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: 
     currency = serializers.CharField(read_only=True)
     total = serializers.DecimalField(max_digits=16, decimal_places=2, read_only=True)
     customer = serializers.IntegerField(source="customer_id", read_only=True)
-    customer_name = serializers.CharField(source="customer.name_en", read_only=True)
+    # The English name, else the Chinese one (a customer may have only that).
+    customer_name = serializers.SerializerMethodField()
     opportunity = serializers.IntegerField(source="opportunity_id", read_only=True, allow_null=True)
     design = serializers.IntegerField(source="design_id", read_only=True)
     owner = serializers.CharField(source="owner.username", read_only=True)
@@ -290,6 +291,9 @@ class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: 
         if prefetched is None:
             return quote.current_revision
         return prefetched[0] if prefetched else None
+
+    def get_customer_name(self, quote: Quote) -> str:
+        return quote.customer.name_en or quote.customer.name_zh
 
     def get_valid_until(self, quote: Quote) -> date | None:
         revision = self._current(quote)
@@ -416,7 +420,11 @@ def _tax_percent(name: str) -> serializers.DecimalField:
 
 
 class MilestoneSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    phase = serializers.ChoiceField(choices=PHASES, help_text="A phase of the implementation plan.")
+    phase = serializers.ChoiceField(
+        choices=MILESTONES,
+        help_text="A phase of the implementation plan on whose completion the payment falls "
+        'due, or "acceptance": the customer\'s final acceptance.',
+    )
     percent = serializers.DecimalField(
         max_digits=5, decimal_places=2, min_value=Decimal("0.01"), max_value=Decimal("100")
     )

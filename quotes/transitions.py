@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from core.errors import DomainError
+from core.vocabulary import group_labels, grouped, policy_label
 from quotes.models import QuoteRevision, QuoteStatus, ShareLink
 from quotes.pricing import UNKNOWN
 
@@ -189,10 +190,16 @@ def needs_approval_message(revision: QuoteRevision) -> str:
         # A margin with a line of unknown cost is "unknown" (quotes.pricing), in the reader's words.
         return _("unknown") if reason["value"] == UNKNOWN else reason["value"]
 
-    reasons = "; ".join(
-        f"{r['policy']} ({value(r)} vs {r['threshold']})" for r in revision.approval_reasons
+    # Each policy and role in the reader's words, never their stored (English) names.
+    reasons = _("; ").join(
+        f"{policy_label(r)} "
+        + _("(%(value)s, threshold %(threshold)s)")
+        % {"value": grouped(value(r)), "threshold": grouped(r["threshold"])}
+        for r in revision.approval_reasons
     )
-    groups = ", ".join(sorted({r["approver_group"] for r in revision.approval_reasons}))
+    groups = group_labels(
+        ",".join(sorted({r["approver_group"] for r in revision.approval_reasons}))
+    )
     return _("%(label)s needs approval by %(groups)s before it can be sent: %(reasons)s.") % {
         "label": revision.label,
         "groups": groups,

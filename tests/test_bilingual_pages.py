@@ -70,15 +70,29 @@ LATIN_TERMS = {
 
 
 class _Text(HTMLParser):
-    """The text a reader sees: text nodes outside <script> and <style>, plus the words shown in
-    titles, placeholders and alternative texts."""
+    """The text a reader sees in the page's language: text nodes outside <script> and <style>
+    and outside an element marked in another language (`lang`, as the ready-made message for
+    a customer who reads the other one), plus the words shown in titles, placeholders and
+    alternative texts."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._hidden = 0
+        self._page_lang = ""
+        self._foreign: tuple[str, int] | None = None  # the element and how deep it nests
 
     def handle_starttag(self, tag, attrs):
+        lang = dict(attrs).get("lang")
+        if tag == "html":
+            self._page_lang = lang or ""
+        elif self._foreign is not None:
+            if tag == self._foreign[0]:
+                self._foreign = (tag, self._foreign[1] + 1)
+            return
+        elif lang and self._page_lang and lang != self._page_lang:
+            self._foreign = (tag, 1)
+            return
         if tag in ("script", "style"):
             self._hidden += 1
         for name, value in attrs:
@@ -88,11 +102,16 @@ class _Text(HTMLParser):
                 self.parts.append(value)
 
     def handle_endtag(self, tag):
+        if self._foreign is not None:
+            if tag == self._foreign[0]:
+                depth = self._foreign[1] - 1
+                self._foreign = (tag, depth) if depth else None
+            return
         if tag in ("script", "style") and self._hidden:
             self._hidden -= 1
 
     def handle_data(self, data):
-        if not self._hidden:
+        if not self._hidden and self._foreign is None:
             self.parts.append(data)
 
 

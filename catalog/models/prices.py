@@ -84,7 +84,8 @@ class PriceList(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.currency})"
+        # A name that states its currency already ("CNY list (CNY, sample)") is not told twice.
+        return self.name if self.currency in self.name else f"{self.name} ({self.currency})"
 
     def clean(self) -> None:
         if self.valid_from and self.valid_until and self.valid_until < self.valid_from:

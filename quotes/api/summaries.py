@@ -20,7 +20,8 @@ from quotes.models import QuoteRevision
 # The columns a summary reads, as `QuerySet.values` names them (`pk` for the cursor).
 QUOTE_COLUMNS = (
     "pk", "id", "number", "title", "status", "currency", "total", "customer_id",
-    "customer__name_en", "opportunity_id", "design_id", "owner__username", "team__name",
+    "customer__name_en", "customer__name_zh", "opportunity_id", "design_id", "owner__username",
+    "team__name",
     "created_at", "updated_at", "archived_at",
 )  # fmt: skip
 REVISION_COLUMNS = (
@@ -79,7 +80,8 @@ def quote_summaries(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "currency": row["currency"],
                 "total": _money(row["total"]),
                 "customer": row["customer_id"],
-                "customer_name": row["customer__name_en"],
+                # The English name, else the Chinese one (a customer may have only that).
+                "customer_name": row["customer__name_en"] or row["customer__name_zh"],
                 "opportunity": row["opportunity_id"],
                 "design": row["design_id"],
                 "owner": row["owner__username"],

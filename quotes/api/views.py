@@ -341,7 +341,8 @@ class QuoteViewSet(
         methods=["PATCH"],
         summary="Change the current revision's VAT per line kind, payment milestones, terms",
         description="VAT rates are percentages (13 is 13%, at most 99.99); milestones name "
-        "phases of the implementation plan and sum to 100%. Either every field is valid and "
+        "phases of the implementation plan, or `acceptance` (the customer's final acceptance), "
+        "and sum to 100%. Either every field is valid and "
         "saved, or nothing is (a 400 naming the field). With `If-Match` (the revision's ETag) "
         "only if nobody changed the revision since, else 412.",
         request=CommercialTermsSerializer,

@@ -29,13 +29,48 @@ MAX_TAX_PERCENT = Decimal("99.99")
 
 # The implementation plan's phases (core.vocabulary.PHASE_NAMES), in order.
 PHASES = ("requirements", "design", "poc", "pilot", "full", "operations")
+# What a payment can fall due on: completing a phase of the plan, or the customer's final
+# acceptance (after the full deployment). Operations support is open-ended (the plan shows it
+# with no end), so a payment "on completing" it would never fall due; it stays choosable for
+# revisions that have it, and is never a default.
+ACCEPTANCE = "acceptance"
+MILESTONES = ("requirements", "design", "poc", "pilot", "full", ACCEPTANCE, "operations")
 # 30 % when the design is confirmed (the order), 60 % on completing the full deployment
-# (delivery), 10 % at the start of operations (final acceptance).
+# (delivery), 10 % on the customer's final acceptance.
 DEFAULT_MILESTONES: tuple[tuple[str, Decimal], ...] = (
     ("design", Decimal("30")),
     ("full", Decimal("60")),
-    ("operations", Decimal("10")),
+    (ACCEPTANCE, Decimal("10")),
 )
+
+
+def milestone_label(key: str) -> str:
+    """A milestone's name in the reader's language: a plan phase, or the final acceptance."""
+    return _("Final acceptance") if key == ACCEPTANCE else phase_label(key)
+
+
+def milestone_text(milestone: Mapping[str, Any]) -> str:
+    """ "30% on completing Design", "10% on final acceptance", in the reader's language."""
+    percent, key = milestone.get("percent"), str(milestone.get("phase") or "")
+    if key == ACCEPTANCE:
+        return _("%(percent)s%% on final acceptance") % {"percent": percent}
+    return _("%(percent)s%% on completing %(phase)s") % {
+        "percent": percent,
+        "phase": phase_label(key),
+    }
+
+
+def milestones_shown(milestones: Iterable[Mapping[str, Any]] | None) -> list[dict[str, str]]:
+    """What pages and documents list: each milestone's label, percent and sentence."""
+    return [
+        {
+            "label": milestone_label(str(m.get("phase") or "")),
+            "percent": str(m.get("percent")),
+            "text": milestone_text(m),
+        }
+        for m in milestones or []
+    ]
+
 
 FREIGHT_PLANE = "freight"
 
@@ -64,7 +99,7 @@ def milestones_checked(milestones: Iterable[Mapping[str, Any]]) -> list[dict[str
     seen: set[str] = set()
     for milestone in milestones:
         phase = str(milestone.get("phase") or "")
-        if phase not in PHASES:
+        if phase not in MILESTONES:
             raise QuoteInvalid(
                 _("%(phase)s is not a phase of the implementation plan.") % {"phase": phase or "?"},
                 field=field,
@@ -72,7 +107,7 @@ def milestones_checked(milestones: Iterable[Mapping[str, Any]]) -> list[dict[str
         if phase in seen:
             raise QuoteInvalid(
                 _("%(phase)s has two payment milestones; give it one.")
-                % {"phase": phase_label(phase)},
+                % {"phase": milestone_label(phase)},
                 field=field,
             )
         seen.add(phase)
@@ -83,7 +118,7 @@ def milestones_checked(milestones: Iterable[Mapping[str, Any]]) -> list[dict[str
         if not percent.is_finite() or not Decimal("0") < percent <= HUNDRED:
             raise QuoteInvalid(
                 _("The payment due at %(phase)s is a percentage above 0 and at most 100.")
-                % {"phase": phase_label(phase)},
+                % {"phase": milestone_label(phase)},
                 field=field,
             )
         checked.append({"phase": phase, "percent": format(percent.normalize(), "f")})
@@ -96,7 +131,7 @@ def milestones_checked(milestones: Iterable[Mapping[str, Any]]) -> list[dict[str
             % {"total": format(total.normalize(), "f")},
             field=field,
         )
-    checked.sort(key=lambda m: PHASES.index(m["phase"]))
+    checked.sort(key=lambda m: MILESTONES.index(m["phase"]))
     return checked
 
 
@@ -125,13 +160,7 @@ def default_terms(
         _("Freight is included as listed.") if freight else _("Freight is not included."),
         _("Delivery 4-6 weeks after order for in-stock items."),
         _("Payment: %(milestones)s.")
-        % {
-            "milestones": separator.join(
-                _("%(percent)s%% on completing %(phase)s")
-                % {"percent": m["percent"], "phase": phase_label(m["phase"])}
-                for m in milestones
-            )
-        },
+        % {"milestones": separator.join(milestone_text(m) for m in milestones)},
         _("Warranty: 1 year (hardware); support as listed.")
         if support
         else _("Warranty: 1 year (hardware)."),

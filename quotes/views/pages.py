@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core.downloads import download
 from core.services import user_signed_in
 from core.view_errors import refused_as_message, refused_on_form
-from core.vocabulary import phase_label
+from core.vocabulary import policy_label
 from quotes import exports, selectors, services, transitions
 from quotes.documents import document_request
 from quotes.filters import QuoteFilter
@@ -40,8 +40,10 @@ from quotes.forms import (
 )
 from quotes.history import history_rows
 from quotes.models import DocumentStatus, LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
+from quotes.services.terms import milestones_shown
 from quotes.transitions import Action
 from quotes.views.documents import DocumentRequestForm
+from quotes.views.share import share_panels
 
 
 def _client_ip(request: HttpRequest) -> str | None:
@@ -128,6 +130,7 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
     number = request.GET.get("rev")
     revision = next((r for r in revisions if str(r.number) == number), revisions[0])
     lines = list(revision.lines.order_by("position", "id"))
+    share_links = list(revision.share_links.all())
     actions = transitions.actions_for(
         request.user,
         revision,
@@ -153,12 +156,10 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "line_add_form": LineAddForm(),
             "terms_form": TermsForm(initial=TermsForm.initial_for(revision)),
             "freight_form": FreightForm(initial={"freight": _freight_amount(lines)}),
-            "milestones": [
-                {"label": phase_label(m["phase"]), "percent": m["percent"]}
-                for m in revision.payment_milestones
-            ],
+            "milestones": milestones_shown(revision.payment_milestones),
             "reject_form": RejectForm(),
-            "share_links": revision.share_links.all(),
+            "share_links": share_links,
+            "share_panels": share_panels(request, revision, share_links),
             "history": history_rows(selectors.audit_events_of(quote)[:50]),
             "decision": getattr(revision, "decision", None),
             "documents": revision.documents.order_by("-created_at"),
@@ -254,7 +255,8 @@ def _announce_approval_state(request: HttpRequest, revision: QuoteRevision) -> N
         messages.warning(
             request,
             _("Above the discount policy: a sales manager must approve before sending (%(why)s).")
-            % {"why": "; ".join(r["policy"] for r in revision.approval_reasons)},
+            # Each policy named in the reader's words, never its stored (English) name.
+            % {"why": "; ".join(policy_label(r) for r in revision.approval_reasons)},
         )
     else:
         messages.success(request, _("Prices updated."))
@@ -472,16 +474,22 @@ def shared_language(language: str | None) -> str:
 
 
 def _shared_pdf(link: ShareLink) -> dict[str, Any]:
-    """The approved proposal in the page's language, asked for when it is not rendered yet (a
-    customer reading in the other language gets it in theirs, issue 24)."""
+    """The approved proposal in the customer's preferred language first (the one the quote
+    was written for), then in the page's language when the reader reads another (issue 24);
+    each asked for when it is not rendered yet."""
     revision = link.revision
-    language = shared_language(get_language())
-    pdf = selectors.revision_proposal_document(revision, language)
+    preferred = shared_language(revision.quote.customer.preferred_language)
+    page = shared_language(get_language())
+    pdfs: list[Any] = []
     pending = False
-    if pdf is None and transitions.allows(revision.status, Action.SHARE):
-        document = document_request(user=link.created_by, revision=revision, language=language)
-        pending = document.status != DocumentStatus.FAILED
-    return {"pdf": pdf, "pdf_pending": pending}
+    for language in dict.fromkeys((preferred, page)):
+        pdf = selectors.revision_proposal_document(revision, language)
+        if pdf is not None:
+            pdfs.append(pdf)
+        elif transitions.allows(revision.status, Action.SHARE):
+            document = document_request(user=link.created_by, revision=revision, language=language)
+            pending = pending or document.status != DocumentStatus.FAILED
+    return {"pdf": pdfs[0] if pdfs else None, "other_pdfs": pdfs[1:], "pdf_pending": pending}
 
 
 def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
@@ -501,10 +509,7 @@ def _proposal_context(link: ShareLink, **extra: Any) -> dict[str, Any]:
         "accept_form": AcceptForm(optional_lines=[x for x in lines if x.is_optional]),
         "decline_form": DeclineForm(auto_id="decline_%s"),
         **_shared_pdf(link),
-        "milestones": [
-            {"label": phase_label(m["phase"]), "percent": m["percent"]}
-            for m in revision.payment_milestones or []
-        ],
+        "milestones": milestones_shown(revision.payment_milestones),
         **extra,
     }
 

@@ -53,7 +53,8 @@ def test_customer_upsert_refuses_what_the_rules_refuse(engineer, catalog_manager
         customer_upsert_by_external_id(
             user=engineer, source="hubspot", external_id="1", name_en="   "
         )
-    assert caught.value.errors == {"name_en": "Give the customer's name in English."}
+    message = "Give the customer's name in Chinese or English (at least one)."
+    assert caught.value.errors == {"name_en": message, "name_zh": message}
     with pytest.raises(DomainError, match="CRM source"):
         customer_upsert_by_external_id(user=engineer, source="", external_id="1", name_en="A")
     # A catalog manager's role keeps no customers (the service decides, not only the view).

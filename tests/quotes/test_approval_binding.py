@@ -14,6 +14,7 @@ for a PDF and have it rendered) and checks after every step that:
 The rest tests each rule once, through the services, the pages and the API."""
 
 import hashlib
+import re
 from decimal import Decimal
 
 import pytest
@@ -279,7 +280,8 @@ def test_the_share_page_offers_the_pdf_in_its_own_language(client, quote, engine
     assert 'hreflang="zh-hans"' in chinese
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'data-testid="proposal-pdf-pending"' in english  # asked for, not rendered yet
-    assert 'hreflang="zh-hans"' not in english
+    # Meanwhile the customer's own language's PDF is offered first (issue 27, item 8).
+    assert re.search(r'data-testid="proposal-pdf" hreflang="zh-hans"', english)
     _rendered()
     english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'hreflang="en"' in english

@@ -185,11 +185,11 @@ def test_bom_xlsx_has_prices_totals_and_a_cabling_sheet(catalog):
     workbook = load_workbook(io.BytesIO(content))
     bom = workbook["BOM"]
     header = [cell.value for cell in bom[2]]
-    assert header[-3:] == ["unit_price", "currency", "line_total"]
+    assert header[-3:] == ["Unit price", "Currency", "Line total"]  # for people, in English here
     rows = {r[0]: r for r in bom.iter_rows(min_row=3, values_only=True)}
     assert rows["MCX623106AN-CDAT"][8:] == (7800, "CNY", 249600)  # 32 x 7,800
     # 32 x 7,800 + 96,000 + 32 x 600 + 22,000 + 4 x 25 = 386,900.
-    assert rows["total"][9:] == ("CNY", 386900)
+    assert rows["Total"][9:] == ("CNY", 386900)
     cabling = workbook["Cabling"]
     values = [cell.value for cell in cabling[2]]
     assert values[exports.CABLING_COLUMNS.index("speed_gbps")] == 100
