@@ -516,7 +516,7 @@ def _sized(request: HttpRequest, pk: int) -> Design:
 def export_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
     design = _sized(request, pk)
     return download(
-        exports.design_bom_csv(design=design),
+        exports.design_bom_csv(design=design, readable=True),
         filename=f"design-{pk}-bom.csv",
         content_type="text/csv",
     )

@@ -113,7 +113,7 @@ def test_cabling_csv_escapes_text_cells_and_keeps_numbers():
     row = SimpleNamespace(
         label="=L1", a_device="+leaf", a_port="-1", a_form_factor="@QSFP", a_plug="\tx",
         b_device="spine-1", b_port="1/1", b_form_factor="OSFP", b_plug="\rplug", media="dac",
-        speed_gbps=400, length_m=-3.5, cable="=cmd|' /C calc'!A0",
+        speed_gbps=400, length_m=-3.5, cable="=cmd|' /C calc'!A0", cable_sku="@SUM(A1)",
     )  # fmt: skip
     text = "".join(exports.cabling_csv_chunks([row]))
     [parsed] = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
@@ -124,6 +124,7 @@ def test_cabling_csv_escapes_text_cells_and_keeps_numbers():
     assert parsed["a_plug"] == "'\tx"
     assert parsed["b_plug"] == "'\rplug"
     assert parsed["cable"] == "'=cmd|' /C calc'!A0"
+    assert parsed["cable_sku"] == "'@SUM(A1)"
     assert parsed["b_device"] == "spine-1"
     assert parsed["speed_gbps"] == "400"
     assert parsed["length_m"] == "-3.5"  # a number, not text: left as it is

@@ -24,10 +24,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.styles import Font
 
+from core.vocabulary import media_label, plane_label, tier_label
 from engine.cabling import CablingRow
 from engine.result import BomLineResult, DesignResult, result_from_json
 from planner.models import Design
@@ -37,12 +41,43 @@ BOM_COLUMNS = (
     "sku", "description", "quantity", "plane", "tier", "power_w", "rack_units", "catalog_gap",
     "unit_price", "currency", "line_total",
 )  # fmt: skip
+# The headings people read (the pages' CSV and every XLSX), in the reader's language; the API's
+# CSV keeps the keys above, which integrations parse.
+BOM_HEADINGS: dict[str, Promise] = {
+    "sku": gettext_lazy("SKU"),
+    "description": gettext_lazy("Description"),
+    "quantity": gettext_lazy("Quantity"),
+    "plane": gettext_lazy("Plane"),
+    "tier": gettext_lazy("Tier"),
+    "power_w": gettext_lazy("Power (W)"),
+    "rack_units": gettext_lazy("Rack units"),
+    "catalog_gap": gettext_lazy("To be priced"),
+    "unit_price": gettext_lazy("Unit price"),
+    "currency": gettext_lazy("Currency"),
+    "line_total": gettext_lazy("Line total"),
+}
 CABLING_COLUMNS = (
     "label", "a_device", "a_port", "a_form_factor", "a_plug", "b_device", "b_port",
     "b_form_factor", "b_plug", "media", "speed_gbps", "length_m", "cable", "cable_sku",
 )  # fmt: skip
 # About 15 s of openpyxl on a loaded 2-core machine (14 columns a row): the cap of a synchronous
 # download. Larger schedules stream as CSV (or run as a background export).
+CABLING_HEADINGS: dict[str, Promise] = {
+    "label": gettext_lazy("Label"),
+    "a_device": gettext_lazy("A device"),
+    "a_port": gettext_lazy("A port"),
+    "a_form_factor": gettext_lazy("A cage"),
+    "a_plug": gettext_lazy("A plug"),
+    "b_device": gettext_lazy("B device"),
+    "b_port": gettext_lazy("B port"),
+    "b_form_factor": gettext_lazy("B cage"),
+    "b_plug": gettext_lazy("B plug"),
+    "media": gettext_lazy("Media"),
+    "speed_gbps": gettext_lazy("Speed (Gb/s)"),
+    "length_m": gettext_lazy("Length (m)"),
+    "cable": gettext_lazy("Cable"),
+    "cable_sku": gettext_lazy("Cable SKU"),
+}
 CABLING_ROWS_IN_XLSX = 100_000
 MONEY_FORMAT = "#,##0.00"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -95,14 +130,15 @@ def design_bom_prices(*, design: Design) -> BomPrices | None:
     skus = {line.sku for line in _bom(design.result or {}) if line.sku}
     return BomPrices(
         currency=priced.currency,
-        price_list=f"catalog {design.catalog_version}" if design.catalog_version else "catalog",
+        price_list=design.catalog_version,
         unit_prices={sku: price for sku, price in priced.prices.items() if sku in skus},
     )
 
 
-def design_bom_csv(*, design: Design) -> bytes:
-    """The design's BOM as CSV: its stored result at the prices it was saved with."""
-    return bom_csv(design.result or {}, prices=design_bom_prices(design=design))
+def design_bom_csv(*, design: Design, readable: bool = False) -> bytes:
+    """The design's BOM as CSV: its stored result at the prices it was saved with; `readable`
+    for people (the pages): headings and names in the active language."""
+    return bom_csv(design.result or {}, prices=design_bom_prices(design=design), readable=readable)
 
 
 def design_bom_xlsx(*, design: Design, cabling: Iterable[CablingRow] | None = None) -> bytes:
@@ -124,7 +160,7 @@ class BomTotal:
 
 
 def _priced_bom(
-    result: DesignResult | Mapping[str, Any], prices: BomPrices | None
+    result: DesignResult | Mapping[str, Any], prices: BomPrices | None, *, readable: bool = False
 ) -> tuple[list[list[object]], BomTotal]:
     rows: list[list[object]] = []
     total, unpriced = Decimal("0"), 0
@@ -140,11 +176,11 @@ def _priced_bom(
                 line.sku,
                 line.description,
                 line.quantity,
-                line.plane,
-                line.tier,
+                plane_label(line.plane) if readable else line.plane,
+                tier_label(line.tier) if readable else line.tier,
                 line.power_w,
                 line.rack_units,
-                line.catalog_gap,
+                (_("Yes") if line.catalog_gap else "") if readable else line.catalog_gap,
                 unit,
                 prices.currency if prices and unit is not None else "",
                 line_total,
@@ -153,21 +189,36 @@ def _priced_bom(
     return rows, BomTotal(amount=total, unpriced_lines=unpriced)
 
 
-def bom_csv(result: DesignResult | Mapping[str, Any], *, prices: BomPrices | None) -> bytes:
+def bom_csv(
+    result: DesignResult | Mapping[str, Any], *, prices: BomPrices | None, readable: bool = False
+) -> bytes:
     """`prices`: the design's (`design_bom_prices`); there is no default, so that no caller
-    prices a saved design from today's list by leaving it out."""
-    rows, total = _priced_bom(result, prices)
+    prices a saved design from today's list by leaving it out. `readable`: headings, planes,
+    tiers and the total line in the active language, for people; else the keys integrations
+    parse."""
+    rows, total = _priced_bom(result, prices, readable=readable)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(BOM_COLUMNS)
+    writer.writerow([str(BOM_HEADINGS[c]) for c in BOM_COLUMNS] if readable else BOM_COLUMNS)
     writer.writerows([csv_cell(_csv_value(value)) for value in row] for row in rows)
     if prices is not None:
+        unpriced = (
+            _unpriced_text(total.unpriced_lines)
+            if readable
+            else f"{total.unpriced_lines} lines without a price"
+        )
         writer.writerow(
-            ["total", f"{total.unpriced_lines} lines without a price", "", "", "", "", "", "",
-             "", prices.currency, total.amount]
+            [_("Total") if readable else "total", unpriced, "", "", "", "", "", "", "",
+             prices.currency, total.amount]
         )  # fmt: skip
     # A BOM opened in Excel on a Chinese Windows needs the BOM mark to read UTF-8.
     return ("\ufeff" + buffer.getvalue()).encode()
+
+
+def _unpriced_text(count: int) -> str:
+    return ngettext("%(count)s line without a price", "%(count)s lines without a price", count) % {
+        "count": f"{count:,}"
+    }
 
 
 def _csv_value(value: object) -> object:
@@ -193,15 +244,15 @@ def bom_xlsx(
             cabling = design_cabling(design=design)
         except DesignEngineChanged as exc:
             refused = exc.message
-    rows, total = _priced_bom(result, prices)
+    rows, total = _priced_bom(result, prices, readable=True)
     workbook = Workbook()
     sheet = workbook.active
     assert sheet is not None
-    sheet.title = "BOM"
+    sheet.title = "BOM"  # the sheet's name, which formulas and scripts refer to
     bold = Font(bold=True)
     xlsx_cell(sheet, 1, 1, title).font = Font(bold=True, size=13)
     for column, name in enumerate(BOM_COLUMNS, start=1):
-        xlsx_cell(sheet, 2, column, name).font = bold
+        xlsx_cell(sheet, 2, column, str(BOM_HEADINGS[name])).font = bold
     row_number = 2
     for row_number, row in enumerate(rows, start=3):
         for column, value in enumerate(row, start=1):
@@ -210,13 +261,13 @@ def bom_xlsx(
                 cell.number_format = MONEY_FORMAT
     if prices is not None:
         row_number += 1
-        xlsx_cell(sheet, row_number, 1, "total").font = bold
-        xlsx_cell(
-            sheet,
-            row_number,
-            2,
-            f"{prices.price_list}: list prices; {total.unpriced_lines} lines without a price",
+        xlsx_cell(sheet, row_number, 1, _("Total")).font = bold
+        source = (
+            _("Catalog %(version)s list prices") % {"version": prices.price_list}
+            if prices.price_list
+            else _("Catalog list prices")
         )
+        xlsx_cell(sheet, row_number, 2, f"{source}; {_unpriced_text(total.unpriced_lines)}")
         xlsx_cell(sheet, row_number, 10, prices.currency)
         cell = xlsx_cell(sheet, row_number, 11, total.amount)
         cell.number_format = MONEY_FORMAT
@@ -235,7 +286,7 @@ def bom_xlsx(
 
 def _cabling_sheet(sheet: Any, rows: Iterable[CablingRow]) -> None:
     for column, name in enumerate(CABLING_COLUMNS, start=1):
-        xlsx_cell(sheet, 1, column, name).font = Font(bold=True)
+        xlsx_cell(sheet, 1, column, str(CABLING_HEADINGS[name])).font = Font(bold=True)
     sheet.freeze_panes = "A2"
     written = 0
     for written, row in enumerate(itertools.islice(rows, CABLING_ROWS_IN_XLSX + 1), start=1):
@@ -244,13 +295,17 @@ def _cabling_sheet(sheet: Any, rows: Iterable[CablingRow]) -> None:
                 sheet,
                 written + 1,
                 1,
-                f"More than {CABLING_ROWS_IN_XLSX:,} cables: the first {CABLING_ROWS_IN_XLSX:,} "
-                "are listed; download the cabling CSV for all of them.",
+                _(
+                    "More than %(cap)s cables: the first %(cap)s are listed; download the "
+                    "cabling CSV for all of them."
+                )
+                % {"cap": f"{CABLING_ROWS_IN_XLSX:,}"},
             ).font = Font(bold=True)
             break
         for column, name in enumerate(CABLING_COLUMNS, start=1):
             value = getattr(row, name, "")
-            xlsx_cell(sheet, written + 1, column, getattr(value, "value", value))
+            value = getattr(value, "value", value)
+            xlsx_cell(sheet, written + 1, column, media_label(value) if name == "media" else value)
 
 
 class _Echo:

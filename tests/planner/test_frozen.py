@@ -86,8 +86,8 @@ def test_a_saved_design_keeps_its_parts_and_prices_after_the_catalog_changes(
 
     # BOM exports: CSV and XLSX carry the saved line.
     body = client.get(reverse("planner:bom-csv", args=[design.pk])).content.decode("utf-8-sig")
-    rows = [row for row in csv.DictReader(io.StringIO(body)) if row["sku"] == RETIRED]
-    assert sum(int(row["quantity"]) for row in rows) == quantity
+    rows = [row for row in csv.DictReader(io.StringIO(body)) if row["SKU"] == RETIRED]
+    assert sum(int(row["Quantity"]) for row in rows) == quantity
     workbook = load_workbook(
         io.BytesIO(client.get(reverse("planner:bom-xlsx", args=[design.pk])).content)
     )
