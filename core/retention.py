@@ -17,7 +17,6 @@ above it."""
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
@@ -56,8 +55,12 @@ def files_delete_on_commit(*, names: Iterable[str]) -> None:
     """Delete these files once the current transaction commits (at once outside one)."""
     kept = [name for name in names if name]
     if kept:
-        # A named callable, not a lambda: the on-commit hook shows what it runs in a traceback.
-        transaction.on_commit(functools.partial(files_delete, names=kept), robust=True)
+        # A named function, not a functools.partial: Django logs a failing robust callback by
+        # its __qualname__, which a partial lacks (that log call then raised; issue 29).
+        def delete_files_after_commit() -> None:
+            files_delete(names=kept)
+
+        transaction.on_commit(delete_files_after_commit, robust=True)
 
 
 def _file_fields() -> Iterator[tuple[type[models.Model], models.FileField]]:

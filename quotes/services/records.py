@@ -143,10 +143,10 @@ def _set_status(
         },
         team=quote.team,
     )
-    quote_id, revision_id = quote.pk, revision.pk
-    transaction.on_commit(
-        lambda: logger.info(
-            "quote status changed",
-            extra={"quote_id": quote_id, "revision_id": revision_id, "old": old, "new": new},
-        )
-    )
+    logged = {"quote_id": quote.pk, "revision_id": revision.pk, "old": old, "new": new}
+
+    # Named, as every on-commit callable (issue 29): Django names a failing one by __qualname__.
+    def log_status_change() -> None:
+        logger.info("quote status changed", extra=logged)
+
+    transaction.on_commit(log_status_change)
