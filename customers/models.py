@@ -66,12 +66,6 @@ class Customer(models.Model):
             names.reverse()
         return [name for name in names if name] or [""]
 
-    @property
-    def other_name(self) -> str:
-        """The name in the other language, when the customer has both ("" otherwise)."""
-        names = self.names
-        return names[1] if len(names) > 1 else ""
-
 
 class Contact(models.Model):
     customer = models.ForeignKey(

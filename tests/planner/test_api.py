@@ -158,7 +158,7 @@ def test_exports_match_the_saved_bom(catalog, engineer):
     *xlsx_parts, xlsx_total = sheet.iter_rows(min_row=3, values_only=True)
     # A generic line (catalog gap) has no SKU: an empty cell, which openpyxl reads as None.
     assert {r[0] or "": r[2] for r in xlsx_parts} == bom
-    assert (xlsx_total[0], xlsx_total[2]) == ("total", None)
+    assert (xlsx_total[0], xlsx_total[2]) == ("Total", None)  # the XLSX is for people
     assert Decimal(str(xlsx_total[10])) == sum(priced)
 
     cabling = client.get(f"/api/v1/designs/{design.pk}/cabling.csv")

@@ -132,8 +132,8 @@ def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, set
     with open(download.path(), "rb") as handle:  # no .xlsx suffix: openpyxl needs a stream
         sheet = load_workbook(io.BytesIO(handle.read())).active
     rows = [(r[0] or "", r[2]) for r in sheet.iter_rows(min_row=3, values_only=True)]
-    # The part lines, then one row marked "total" (amounts, no quantity) for procurement.
-    assert rows[-1] == ("total", None)
+    # The part lines, then one row marked "Total" (amounts, no quantity) for procurement.
+    assert rows[-1] == ("Total", None)
     assert rows[:-1] == [(line["sku"], line["quantity"]) for line in expected["bom"]]
 
     # Keyboard: the design page's first action is reachable and visibly focused.

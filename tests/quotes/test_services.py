@@ -156,7 +156,7 @@ def test_discount_above_policy_needs_a_managers_approval(
     assert [r["policy"] for r in revision.approval_reasons] == [
         "Largest line discount (%) above 10"
     ]
-    with pytest.raises(ApprovalRequired, match="sales-manager"):
+    with pytest.raises(ApprovalRequired, match="Sales manager"):  # the role in words
         services.revision_send(user=engineer, revision=revision)
     services.revision_submit(user=engineer, revision=revision)
     assert current(quote).status == QuoteStatus.PENDING_APPROVAL
