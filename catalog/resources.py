@@ -211,6 +211,7 @@ CABLE_SPEC_FIELDS = (
     "connector",
     "strands",
     "power_w",
+    "leg_connector",
 )
 
 

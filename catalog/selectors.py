@@ -17,6 +17,7 @@ from catalog.models import (
     CABLE_MEDIA_FOR_CATEGORY,
     SELLABLE_LIFECYCLES,
     SPEC_FOR_CATEGORY,
+    CableKind,
     CableSpec,
     Category,
     ContractPrice,
@@ -180,6 +181,7 @@ def cable_to_engine(product: Product, pricing: SnapshotPricing = NO_PRICES) -> e
         strands=spec.strands,
         power_w=float(spec.power_w),
         kind=engine.CableKind(spec.kind),
+        leg_connector=_opt(engine.Connector, spec.leg_connector),
     )
 
 
@@ -392,18 +394,24 @@ def _cable_fits_port(spec: CableSpec, port: Port) -> str | None:
 
 
 def _fibre_fits_transceiver(fibre: CableSpec, transceiver: Any) -> str | None:
-    if fibre.connector != transceiver.connector or fibre.media != transceiver.media:
+    """A fibre fits a module of its connector; a splitter's legs also fit modules of the leg
+    connector (an MPO-12 to 4 x LC harness takes four 100G-DR modules)."""
+    leg = fibre.kind == CableKind.SPLITTER and fibre.leg_connector == transceiver.connector
+    if (fibre.connector != transceiver.connector and not leg) or (
+        fibre.media != transceiver.media
+    ):
         return None
     reaches = {r.fibre_type: r.reach_m for r in transceiver.reaches.all()}
     if fibre.fibre_type not in reaches:
         return None
     if fibre.length_m > reaches[fibre.fibre_type]:
         return None
-    return _("%(connector)s %(fibre)s, within %(reach)s m") % {
-        "connector": fibre.connector,
+    reason = _("%(connector)s %(fibre)s, within %(reach)s m") % {
+        "connector": transceiver.connector,
         "fibre": fibre.fibre_type,
         "reach": format(reaches[fibre.fibre_type].normalize(), "f"),
     }
+    return _("breakout leg: %(reason)s") % {"reason": reason} if leg else reason
 
 
 def _fibre_fits_panel(fibre: CableSpec, panel: Any) -> str | None:

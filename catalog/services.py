@@ -211,6 +211,7 @@ def _load_cable(product: Product, spec: Mapping[str, Any], result: LoadResult, u
         "connector": spec.get("connector") or "",
         "strands": int(spec.get("strands", 0)),
         "power_w": _dec(spec.get("power_w", 0)),
+        "leg_connector": spec.get("leg_connector") or "",
     }
     _obj, status = upsert(CableSpec, {"product": product}, values, user=user)
     result.add("specs", status)

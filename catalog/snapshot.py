@@ -225,6 +225,7 @@ def _cable(entry: Mapping[str, Any], pricing: Pricing) -> CableSpec:
         strands=int(spec.get("strands", 0)),
         power_w=float(spec.get("power_w", 0)),
         kind=CableKind(spec.get("kind") or CableKind.ASSEMBLY.value),
+        leg_connector=_optional(Connector, spec.get("leg_connector")),
     )
 
 

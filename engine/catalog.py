@@ -105,6 +105,9 @@ class CableKind(StrEnum):
     ASSEMBLY = "assembly"  # copper, AOC: plugs on both ends
     PATCH_CORD = "patch_cord"  # fibre from a module (or a patch panel port) to a patch panel
     TRUNK = "trunk"  # fibre between two patch panels
+    # fibre from one parallel module to `breakout_ways` modules: one MPO at the module's end,
+    # a leg of `leg_connector` to each far module (NVIDIA MFP7E20, an MPO-to-4 x LC harness)
+    SPLITTER = "splitter"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,6 +201,7 @@ class CableSpec(Product):
     strands: int = 0
     power_w: float = 0.0  # per cable (both ends), for AEC and AOC
     kind: CableKind = CableKind.ASSEMBLY
+    leg_connector: Connector | None = None  # a splitter's legs; None: as `connector`
 
 
 @dataclass(frozen=True, kw_only=True)

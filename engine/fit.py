@@ -17,6 +17,7 @@ from engine.catalog import (
     accepts,
 )
 from engine.design import Design, LinkEnd, LinkGroup
+from engine.splitters import leg_standard, port_standard
 
 
 class FitError(AssertionError):
@@ -73,26 +74,21 @@ def _check_assembly(group: LinkGroup, cable: CableSpec, lower: LinkEnd, upper: L
         raise _fail(group, f"{group.cables} cables for {upper.cages} cages")
 
 
-def _check_module(group: LinkGroup, module: TransceiverSpec, end: LinkEnd, count: int) -> None:
+def _check_module(
+    group: LinkGroup, module: TransceiverSpec, end: LinkEnd, count: int, split: int = 1
+) -> None:
+    """`split`: the ways a splitter fibre divides each of the module's ports (1: none)."""
     if not _plug_fits(end.form_factor, module.form_factor):
         raise _fail(group, f"{module.form_factor} module in a {end.form_factor} cage")
     if count != end.cages:
         raise _fail(group, f"{count} modules for {end.cages} {end.role} cages")
-    if module.links_per_module != end.links_per_cage:
-        raise _fail(group, f"a {module.links_per_module}-link module in a "
+    if module.links_per_module * split != end.links_per_cage:
+        raise _fail(group, f"a {module.links_per_module}-link module split {split} ways in a "
                     f"{end.links_per_cage}-way cage")  # fmt: skip
+    if split > 1 and module.breakout_ways % split:
+        raise _fail(group, f"{module.sku or module.standard} is not sold to split {split} ways")
     if module.speed_gbps != group.speed_gbps * end.links_per_cage:
         raise _fail(group, f"a {module.speed_gbps}G module for {group.speed_gbps}G lanes")
-
-
-def _per_link(module: TransceiverSpec) -> str:
-    standard = module.standard.upper().replace("BASE", "")
-    prefix = f"{module.links_per_module}X"
-    return (
-        standard[len(prefix) :]
-        if module.links_per_module > 1 and standard.startswith(prefix)
-        else standard
-    )
 
 
 def _check_optics(group: LinkGroup, lower: LinkEnd, upper: LinkEnd) -> None:
@@ -101,22 +97,22 @@ def _check_optics(group: LinkGroup, lower: LinkEnd, upper: LinkEnd) -> None:
     mod_upper, mod_lower, fibre = choice.transceiver_a, choice.transceiver_b, choice.cable
     if mod_upper is None or mod_lower is None:
         raise _fail(group, "a fibre with a module at one end only")
+    if fibre.kind == CableKind.SPLITTER:
+        _check_split(
+            group,
+            (mod_lower, lower, group.transceivers_a),
+            (mod_upper, upper, group.transceivers_b),
+        )
+        return
     _check_module(group, mod_upper, upper, group.transceivers_b)
     _check_module(group, mod_lower, lower, group.transceivers_a)
-    if _per_link(mod_upper) != _per_link(mod_lower):
+    if port_standard(mod_upper) != port_standard(mod_lower):
         raise _fail(group, f"{mod_upper.standard} faces {mod_lower.standard}")
     if mod_upper.media != mod_lower.media or fibre.media != mod_upper.media:
         raise _fail(group, "multimode and single-mode mixed on one link")
     if not (fibre.connector == mod_upper.connector == mod_lower.connector):
         raise _fail(group, f"{fibre.connector} fibre on {mod_upper.connector} modules")
-    longest = max(group.runs_m, default=0.0)
-    for module in (mod_upper, mod_lower):
-        reach = max(
-            (r.reach_m for r in module.reaches if r.fibre_type == fibre.fibre_type), default=0.0
-        )
-        if reach < longest - 1e-9:
-            raise _fail(group, f"{module.standard} reaches {reach} m on {fibre.fibre_type}, the "
-                        f"run is {longest} m")  # fmt: skip
+    _check_reach(group, (mod_upper, mod_lower), fibre)
     if group.cables != group.links:
         raise _fail(group, "one fibre per link")
     if fibre.kind == CableKind.TRUNK:
@@ -124,6 +120,51 @@ def _check_optics(group: LinkGroup, lower: LinkEnd, upper: LinkEnd) -> None:
             raise _fail(group, "a trunk without a patch cord and panel port at each end")
         if choice.cord.connector != fibre.connector or choice.panel.connector != fibre.connector:
             raise _fail(group, "patch cords or panels of another connector than the trunk")
+
+
+def _check_reach(
+    group: LinkGroup, modules: tuple[TransceiverSpec, TransceiverSpec], fibre: CableSpec
+) -> None:
+    longest = max(group.runs_m, default=0.0)
+    for module in modules:
+        reach = max(
+            (r.reach_m for r in module.reaches if r.fibre_type == fibre.fibre_type), default=0.0
+        )
+        if reach < longest - 1e-9:
+            raise _fail(group, f"{module.standard} reaches {reach} m on {fibre.fibre_type}, the "
+                        f"run is {longest} m")  # fmt: skip
+
+
+def _check_split(
+    group: LinkGroup,
+    lower: tuple[TransceiverSpec, LinkEnd, int],
+    upper: tuple[TransceiverSpec, LinkEnd, int],
+) -> None:
+    """A parallel module in the broken-out cage, a splitter fibre per port, a module per leg.
+    Each end is (module, cage end, modules counted)."""
+    assert group.choice is not None
+    fibre, split = group.choice.cable, group.choice.cable.breakout_ways
+    fat_side, thin_side = (upper, lower) if upper[1].links_per_cage > 1 else (lower, upper)
+    fat, fat_end, fat_count = fat_side
+    thin, thin_end, thin_count = thin_side
+    if thin_end.links_per_cage != 1 or group.cables * split < group.links:
+        raise _fail(group, f"{group.cables} {split}-way splitters for {group.links} links")
+    if group.cables > fat_end.cages * fat.links_per_module:
+        raise _fail(group, f"{group.cables} splitters on {fat_end.cages} modules")
+    _check_module(group, fat, fat_end, fat_count, split)
+    _check_module(group, thin, thin_end, thin_count)
+    if leg_standard(fat, split) != port_standard(thin):
+        raise _fail(group, f"{fat.standard} split {split} ways faces {thin.standard}")
+    if not (fat.media == thin.media == fibre.media):
+        raise _fail(group, "multimode and single-mode mixed on one link")
+    if fibre.connector != fat.connector or (fibre.leg_connector or fibre.connector) != (
+        thin.connector
+    ):
+        raise _fail(group, f"a {fibre.connector} to {fibre.leg_connector} splitter on "
+                    f"{fat.connector} and {thin.connector} modules")  # fmt: skip
+    if group.cords or group.panels:
+        raise _fail(group, "a splitter run through patch panels")
+    _check_reach(group, (fat, thin), fibre)
 
 
 def check_group(group: LinkGroup) -> None:

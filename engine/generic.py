@@ -53,6 +53,9 @@ def default_reach_m(media: MediaKind, speed_gbps: int) -> float:
 # Power of a generic module by its speed, and of an active cable (both ends), in watts: the
 # figures of media-and-fabric-facts.md ("Power per end") and the seed's comparable parts, so a
 # design with stand-ins does not understate its power.
+# Generic fibre: OM4 is today's multimode default (OM3 reaches less, OM5 costs more).
+FIBRE_PREFERENCE = [FibreType.OS2, FibreType.OM4, FibreType.OM5, FibreType.OM3]
+
 MODULE_W = {10: 1.0, 25: 1.0, 50: 1.5, 100: 3.5, 200: 5.0, 400: 9.0, 800: 16.0, 1600: 30.0}
 ACTIVE_CABLE_W = {MediaKind.AEC: 6.0, MediaKind.AOC: 2.0}  # AOC per 25G lane-equivalent
 
@@ -253,5 +256,46 @@ def patch_panel(connector: Connector, fibre_type: FibreType) -> tuple[PatchPanel
         rack_units=1,
         insertion_loss_db=0.5,
         fibre_type=fibre_type,
+    )
+    return spec, name
+
+
+# NVIDIA's structured-cabling requirements for NDR/XDR-class optics: "MPO ... splitter cables:
+# total length up to 50 m"; no splitter stands in for a longer run.
+SPLITTER_MAX_M = 50.0
+
+
+def splitter(
+    media: MediaKind,
+    fibre_type: FibreType,
+    connector: Connector,
+    leg_connector: Connector,
+    ways: int,
+    length_m: float,
+) -> tuple[CableSpec, Text]:
+    """A fibre breakout harness as structured-cabling vendors sell it: one MPO at the parallel
+    module, `ways` legs (an 8-fibre MPO-12 to 4 x LC duplex; an MPO-16 to 2 x MPO-12)."""
+    name = text(
+        gettext_noop("%(fibre)s %(connector)s to %(ways)s x %(leg)s breakout harness, %(m)s m"),
+        fibre=fibre_type.value,
+        connector=connector.value,
+        ways=ways,
+        leg=leg_connector.value,
+        m=float(length_m),
+    )
+    legs = {Connector.LC: 2, Connector.MPO16: 16}.get(leg_connector, 8)
+    spec = CableSpec(
+        **_gap(name),  # type: ignore[arg-type]
+        media=media,
+        end_a=None,
+        end_b=None,
+        speed_gbps=0,
+        length_m=length_m,
+        breakout_ways=ways,
+        fibre_type=fibre_type,
+        connector=connector,
+        leg_connector=leg_connector,
+        strands=legs * ways,
+        kind=CableKind.SPLITTER,
     )
     return spec, name

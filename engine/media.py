@@ -5,10 +5,8 @@ Media follow the catalog's reach rules in the order of `MEDIA_PREFERENCE`."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
-from functools import cached_property
 from typing import NamedTuple
 
 from engine import generic
@@ -31,10 +29,13 @@ from engine.catalog import (
     TransceiverSpec,
     accepts,
 )
+from engine.choice import MediaChoice as MediaChoice  # as callers name it
+from engine.choice import unit_cost
 from engine.errors import MediaUnavailable
 from engine.lanes import cage_for, lanes_refusal, link_lanes, optics_refusal
 from engine.ports import SwitchModel, per_model, ways
 from engine.request import MediaPolicy
+from engine.splitters import port_standard, split_choice, split_modules, split_stand_in
 from engine.text import Text, gettext_noop, text
 
 
@@ -50,57 +51,6 @@ def switch_end(model: SwitchModel, speed_gbps: int, fastest: bool) -> PortEnd:
                 form_factor=group.form_factor, native_gbps=group.speed_gbps, ways=per_port
             )
     return PortEnd(form_factor=None, native_gbps=speed_gbps, ways=1)
-
-
-@dataclass(frozen=True, kw_only=True)
-class MediaChoice:
-    """How one link of a group is carried. End `a` is the upper tier's cage (the fat end of a
-    breakout), end `b` the lower tier's. Generic stand-ins (catalog gaps) have an empty SKU and
-    their names in `gaps`."""
-
-    media: MediaKind
-    length_m: float  # stock length of the cable, or of the run's fibre
-    cable: CableSpec  # the assembly, or the run's fibre (patch cord, or trunk when structured)
-    links_per_cable: int
-    transceiver_a: TransceiverSpec | None = None
-    transceiver_b: TransceiverSpec | None = None
-    links_per_transceiver_a: int = 1
-    links_per_transceiver_b: int = 1
-    # Structured cabling: a patch cord at each end of the trunk and a panel port at each end.
-    cord: CableSpec | None = None
-    panel: PatchPanelSpec | None = None
-    gaps: tuple[tuple[str, Text], ...] = ()
-    cost_per_link: Decimal | None = None
-    power_per_link_w: float = 0.0
-
-    @property
-    def catalog_gap(self) -> bool:
-        return bool(self.gaps)
-
-    @cached_property
-    def group_key(self) -> tuple[object, ...]:
-        """What makes links one group in the design: same media, stock length, parts. Cached:
-        the selector hands out the same choice for every run it fits."""
-        return (
-            self.media,
-            self.length_m,
-            _key(self.cable),
-            _key(self.transceiver_a),
-            _key(self.transceiver_b),
-            _key(self.cord),
-            _key(self.panel),
-        )
-
-
-def _key(part: Product | None) -> str | None:
-    if part is None:
-        return None
-    return part.sku or f"generic:{part.name}"
-
-
-def unit_cost(part: Product) -> Decimal | None:
-    """The price on the active list, else the catalog's cost; None when neither is known."""
-    return part.price if part.price is not None else part.cost
 
 
 def _reach(media: MediaKind, rule: MediaRule) -> Text:
@@ -144,16 +94,6 @@ def _cheapest(parts: Iterable[CableSpec]) -> CableSpec | None:
     return ranked[0] if ranked else None
 
 
-def _per_link_standard(module: TransceiverSpec, links: int) -> str:
-    """The standard of one link of a module serving `links` links: a twin-port 2x400G-SR4
-    carries two 400G-SR4 links. Compared without "BASE" so "100G-CWDM4" meets "100GBASE-CWDM4"."""
-    standard = module.standard.upper().replace("BASE", "")
-    prefix = f"{links}X"
-    if links > 1 and standard.startswith(prefix):
-        standard = standard[len(prefix) :]
-    return standard
-
-
 class _Candidate(NamedTuple):
     rank: tuple[object, ...]
     choice: MediaChoice
@@ -177,8 +117,11 @@ class MediaSelector:
         self.cache: dict[tuple[object, ...], MediaChoice] = {}
         self.assemblies: dict[MediaKind, list[CableSpec]] = {}
         self.fibres: list[CableSpec] = []
+        self.splitters: list[CableSpec] = []
         for cable in sorted(catalog.cables, key=lambda c: (c.length_m, c.sku)):
-            if cable.media in (MediaKind.MMF, MediaKind.SMF):
+            if cable.kind == CableKind.SPLITTER:
+                self.splitters.append(cable)
+            elif cable.media in (MediaKind.MMF, MediaKind.SMF):
                 self.fibres.append(cable)
             else:
                 self.assemblies.setdefault(cable.media, []).append(cable)
@@ -380,7 +323,37 @@ class MediaSelector:
                 choice = self._pair(media, speed, length, mod_a, serves_a, mod_b, serves_b, ())
                 if choice is not None:
                     out.append(choice)
+        # A broken-out cage facing single-link cages: a parallel module split over a splitter.
+        for fat, far, fat_is_a in self._split_pairs(media, speed, length, a, b):
+            choice = split_choice(self.splitters, media, length, fat, far, fat_is_a)
+            if choice is not None:
+                out.append(choice)
         return out
+
+    def _split_pairs(
+        self, media: MediaKind, speed: int, length: float, a: PortEnd, b: PortEnd
+    ) -> Iterator[tuple[tuple[TransceiverSpec, int, int], TransceiverSpec, bool]]:
+        """Catalog modules that could meet over a splitter: (the parallel module, the links it
+        serves, the ways each port splits), a far module, and whether the parallel one is `a`."""
+        for fat, thin, fat_is_a in ((a, b, True), (b, a, False)):
+            if fat.ways < 2 or thin.ways != 1:
+                continue
+            for module, split in split_modules(self.catalog.transceivers, media, speed, fat):
+                for far, _ in self._modules(media, speed, thin, length):
+                    yield (module, fat.ways, split), far, fat_is_a
+
+    def _split_stand_in(
+        self, media: MediaKind, speed: int, length: float, a: PortEnd, b: PortEnd
+    ) -> MediaChoice | None:
+        """The catalog's modules with a generic harness between them, the cheapest modules
+        first; None when the catalog has no module pair that meets over a splitter."""
+        stock = self._stock(media, length)
+        found = [
+            choice
+            for fat, far, fat_is_a in self._split_pairs(media, speed, length, a, b)
+            if (choice := split_stand_in(media, length, stock, fat, far, fat_is_a)) is not None
+        ]
+        return min(found, key=_modules_cost, default=None)
 
     def _pair(
         self,
@@ -394,7 +367,7 @@ class MediaSelector:
         gaps: tuple[tuple[str, Text], ...],
         generic_fibre: bool = False,
     ) -> MediaChoice | None:
-        if _per_link_standard(mod_a, serves_a) != _per_link_standard(mod_b, serves_b):
+        if port_standard(mod_a) != port_standard(mod_b):
             return None
         if mod_a.connector != mod_b.connector:
             return None
@@ -493,7 +466,7 @@ class MediaSelector:
                     gaps += ((str(name), name),)
                 return trunk, cord, panel, gaps
             return None
-        fibre_type = min(fibre_types, key=_FIBRE_PREFERENCE.index)
+        fibre_type = min(fibre_types, key=generic.FIBRE_PREFERENCE.index)
         stock = self._stock(media, length)
         limit = self.longest_cord.get((connector, fibre_type), 0.0)
         if stock <= max(limit, 0.0) or stock <= STRUCTURED_FROM_M:
@@ -616,6 +589,9 @@ class MediaSelector:
     def _generic_optics(
         self, media: MediaKind, speed: int, length: float, a: PortEnd, b: PortEnd
     ) -> MediaChoice | None:
+        split = self._split_stand_in(media, speed, length, a, b)
+        if split is not None:
+            return split
         ends = []
         gaps: tuple[tuple[str, Text], ...] = ()
         lanes = link_lanes(speed, a, b)
@@ -626,11 +602,11 @@ class MediaSelector:
                 (
                     m
                     for m, _ in self._modules(media, speed, end, length)
-                    if _per_link_standard(m, end.ways).startswith(wanted[: len(f"{speed}G-")])
+                    if port_standard(m).startswith(wanted[: len(f"{speed}G-")])
                 ),
                 # The link's own standard first: a catalog 100G-DR meets a stand-in 4 x 100G-DR
                 # breakout; a CWDM4 listed before it would make both ends stand-ins.
-                key=lambda m: _per_link_standard(m, end.ways) != wanted,
+                key=lambda m: port_standard(m) != wanted,
             )
             if catalog:
                 ends.append(catalog[0])
@@ -640,9 +616,7 @@ class MediaSelector:
             ends.append(spec)
             gaps += ((str(name), name),)
         mod_a, mod_b = ends
-        if mod_a.connector != mod_b.connector or _per_link_standard(
-            mod_a, a.ways
-        ) != _per_link_standard(mod_b, b.ways):
+        if mod_a.connector != mod_b.connector or port_standard(mod_a) != port_standard(mod_b):
             # The catalog's module at one end does not pair with the usual standard: both generic.
             cage_a = cage_for(a, b, speed)
             cage_b = cage_for(b, a, speed)
@@ -656,13 +630,23 @@ class MediaSelector:
         return self._pair(media, speed, length, mod_a, a.ways, mod_b, b.ways, gaps, generic_fibre)
 
 
+def _modules_cost(choice: MediaChoice) -> tuple[Decimal, str]:
+    """The modules' known price per link, for ranking choices whose fibre has none."""
+    total = Decimal(0)
+    for module, serves in (
+        (choice.transceiver_a, choice.links_per_transceiver_a),
+        (choice.transceiver_b, choice.links_per_transceiver_b),
+    ):
+        price = unit_cost(module) if module is not None else None
+        total += price / serves if price is not None else Decimal(0)
+    return total, str(choice.group_key)
+
+
 # Connector loss a channel allows in all (IEEE 802.3 multimode SR channels about 1.5 dB;
 # single-mode DR/FR about 3 dB), and what the modules' own mated pairs take of it.
 CONNECTOR_BUDGET_DB = {MediaKind.MMF: 1.5, MediaKind.SMF: 3.0}
 MODULE_PAIR_DB = 0.2
 
-# Generic fibre: OM4 is today's multimode default (OM3 reaches less, OM5 costs more).
-_FIBRE_PREFERENCE = [FibreType.OS2, FibreType.OM4, FibreType.OM5, FibreType.OM3]
 STRUCTURED_CORD_M = 3.0  # module to the patch panel in the same rack
 STRUCTURED_FROM_M = 10.0  # generic fibre: runs beyond this go through patch panels
 

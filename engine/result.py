@@ -104,7 +104,7 @@ class LinkEndResult:
 class FibreLine:
     """Passive fibre beside a link group's modules: the run's cord or trunk, patch cords, panels."""
 
-    kind: str  # patch_cord | trunk | patch_panel
+    kind: str  # patch_cord | trunk | splitter | patch_panel
     sku: str
     description: str
     quantity: int

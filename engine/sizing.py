@@ -215,7 +215,8 @@ def _link_groups(
         if lower_by_run is not None:  # counted cage by cage (`wiring.fabric_cages`)
             lower_cages = sum(lower_by_run.get(run, 0) for run in runs)
         if choice.links_per_cable > end_a.ways:
-            cables = lower_cages
+            # One assembly per lower cage; a twin-port module splits each port on its own fibre.
+            cables = lower_cages * max(1, end_b.ways // choice.links_per_cable)
         optics = choice.transceiver_a is not None
         upper_modules = upper_cages if optics else 0  # one module per cage, always
         lower_modules = lower_cages if optics else 0

@@ -484,7 +484,12 @@ def _links_per_cable(n: int) -> str:
 
 
 def _fibre_kind(kind: str) -> str:
-    labels = {"patch_cord": _("Patch cord"), "trunk": _("Trunk"), "patch_panel": _("Patch panel")}
+    labels = {
+        "patch_cord": _("Patch cord"),
+        "trunk": _("Trunk"),
+        "splitter": _("Breakout harness"),
+        "patch_panel": _("Patch panel"),
+    }
     return labels.get(kind, kind)
 
 

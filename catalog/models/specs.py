@@ -175,6 +175,7 @@ class CableKind(models.TextChoices):
     ASSEMBLY = "assembly", _("Cable assembly")
     TRUNK = "trunk", _("Fibre trunk")
     PATCH_CORD = "patch_cord", _("Patch cord")
+    SPLITTER = "splitter", _("Fibre splitter / breakout harness")
 
 
 class CableSpec(models.Model):
@@ -218,6 +219,15 @@ class CableSpec(models.Model):
         help_text=_("MPO-12 is UPC polish; MPO-12/APC is angled: the two do not mate."),
     )
     strands = models.PositiveSmallIntegerField(_("fibre strands"), default=0)
+    leg_connector = models.CharField(
+        _("leg connector"),
+        max_length=CONNECTOR_MAX_LENGTH,
+        choices=CONNECTOR_CHOICES,
+        blank=True,
+        help_text=_(
+            "A splitter's legs (LC for an MPO to 4 x LC harness); blank: as the connector."
+        ),
+    )
     power_w = models.DecimalField(
         _("power per cable (W)"),
         max_digits=7,
@@ -278,6 +288,12 @@ class CableSpec(models.Model):
                 errors["strands"] = _("A fibre cable needs its strand count.")
             if self.speed_gbps:
                 errors["speed_gbps"] = _("Passive fibre has no speed: enter 0.")
+            if (self.kind == CableKind.SPLITTER) != (self.breakout_ways > 1):
+                errors["breakout_ways"] = _(
+                    "A fibre splitter has two or more legs; other fibre has one."
+                )
+        elif self.kind == CableKind.SPLITTER:
+            errors["kind"] = _("A splitter is passive fibre: choose multimode or single-mode.")
         else:
             if not self.end_a:
                 errors["end_a"] = _("Enter the A end's form factor.")

@@ -74,3 +74,39 @@ def test_apc_is_a_valid_choice_for_modules_and_cables(db):
     with pytest.raises(ValidationError) as info:
         cable.full_clean()
     assert "connector" in info.value.message_dict
+
+
+def _splitter(**kw):
+    values = {
+        "product": ProductFactory(category="fibre"), "kind": "splitter", "media": "smf",
+        "end_a": "", "end_b": "", "speed_gbps": 0, "fibre_type": "OS2",
+        "connector": "MPO-12/APC", "leg_connector": "LC", "breakout_ways": 4, "strands": 8,
+        "length_m": 10,
+    }  # fmt: skip
+    values.update(kw)
+    return CableSpecFactory(**values)
+
+
+def test_a_splitter_is_fibre_with_legs(db):
+    _splitter().full_clean()
+    # A splitter of one leg, or a plain cord with legs, says which field is wrong.
+    for bad in ({"breakout_ways": 1}, {"kind": "patch_cord"}):
+        with pytest.raises(ValidationError) as info:
+            _splitter(**bad).full_clean()
+        assert "breakout_ways" in info.value.message_dict
+    copper = CableSpecFactory.build(product=ProductFactory(category="copper_cable"), kind="splitter")
+    with pytest.raises(ValidationError) as info:
+        copper.full_clean()
+    assert "kind" in info.value.message_dict
+
+
+def test_a_splitter_reaches_the_engine_and_fits_modules_at_both_ends(seeded):
+    spec = _splitter()
+    engine_spec = catalog_snapshot().by_sku()[spec.product.sku]
+    assert engine_spec.leg_connector is Connector.LC
+    assert engine_spec.breakout_ways == 4
+    fits = {c.product.sku: c.reason for c in compatible_items(spec.product)}
+    # Arista QDD-400G-DR4 takes the MPO-12/APC end; NVIDIA MMS1V70-CM (100G-DR, LC) a leg.
+    assert "QDD-400G-DR4" in fits
+    assert "MMS1V70-CM" in fits
+    assert str(fits["MMS1V70-CM"]).startswith("breakout leg")
