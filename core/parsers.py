@@ -10,6 +10,7 @@ from `core.api` because DRF reads DEFAULT_PARSER_CLASSES while `rest_framework.v
 - A NUL character anywhere in the body (a key or a string) is refused: PostgreSQL cannot store
   one in a text or JSON column, so it would fail later as a 500."""
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -65,6 +66,16 @@ def _too_many_keys(keys: Counter[str], max_keys: int) -> None:
     raise ValidationError({field[:100]: [message]})
 
 
+def _invalid_json(cause: BaseException | None) -> str:
+    if isinstance(cause, json.JSONDecodeError):
+        return _(
+            "The body is not valid JSON: line %(line)d, column %(column)d. Send one JSON object."
+        ) % {"line": cause.lineno, "column": cause.colno}
+    if isinstance(cause, UnicodeDecodeError):
+        return _("The body is not UTF-8 text. Send one JSON object encoded as UTF-8.")
+    return _("The body is not valid JSON. Send one JSON object.")
+
+
 class LimitedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         max_depth = settings.API_JSON_MAX_DEPTH
@@ -75,5 +86,9 @@ class LimitedJSONParser(JSONParser):
             raise ParseError(
                 _("JSON nested too deep: at most %(limit)d levels.") % {"limit": max_depth}
             ) from None
+        except ParseError as exc:
+            # DRF appends the decoder's own English ("Expecting value: line 1 column 1"): say
+            # where in the reader's language instead.
+            raise ParseError(_invalid_json(exc.__context__)) from None
         json_limits_check(data, max_depth=max_depth, max_keys=settings.API_JSON_MAX_KEYS)
         return data

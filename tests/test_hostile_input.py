@@ -460,3 +460,26 @@ def test_a_value_the_database_refuses_is_a_400_problem_not_a_500(
     )
     assert_problem(response, 400)
     assert not Customer.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "lang", "expected"),
+    [
+        # The value expected after the last character: '{"gpus": 64,' is 12 characters, so
+        # column 13; line 2 of the second body, '  "gpus": ', is 10, so column 11.
+        (b'{"gpus": 64,', "en", "line 1, column 13"),
+        (b'{\n  "gpus": ', "en", "line 2, column 11"),
+        (b"\xff\xfe{}", "en", "UTF-8"),
+        (b'{"gpus": 64,', "zh-hans", "第 1 行第 13 列"),
+    ],
+)
+def test_broken_json_is_named_in_the_readers_language(engineer, body, lang, expected):
+    """Issue 27: the decoder's own English ("Expecting value: line 1 column 1 (char 0)") reached
+    Chinese readers; the answer now says where, in the reader's language."""
+    response = api(engineer).post(
+        "/api/v1/designs/preview/", body, content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE=lang,
+    )  # fmt: skip
+    detail = assert_problem(response, 400)["detail"]
+    assert expected in detail
+    assert "Expecting" not in detail

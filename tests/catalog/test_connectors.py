@@ -94,7 +94,9 @@ def test_a_splitter_is_fibre_with_legs(db):
         with pytest.raises(ValidationError) as info:
             _splitter(**bad).full_clean()
         assert "breakout_ways" in info.value.message_dict
-    copper = CableSpecFactory.build(product=ProductFactory(category="copper_cable"), kind="splitter")
+    copper = CableSpecFactory.build(
+        product=ProductFactory(category="copper_cable"), kind="splitter"
+    )
     with pytest.raises(ValidationError) as info:
         copper.full_clean()
     assert "kind" in info.value.message_dict
