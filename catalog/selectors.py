@@ -397,9 +397,7 @@ def _fibre_fits_transceiver(fibre: CableSpec, transceiver: Any) -> str | None:
     """A fibre fits a module of its connector; a splitter's legs also fit modules of the leg
     connector (an MPO-12 to 4 x LC harness takes four 100G-DR modules)."""
     leg = fibre.kind == CableKind.SPLITTER and fibre.leg_connector == transceiver.connector
-    if (fibre.connector != transceiver.connector and not leg) or (
-        fibre.media != transceiver.media
-    ):
+    if (fibre.connector != transceiver.connector and not leg) or (fibre.media != transceiver.media):
         return None
     reaches = {r.fibre_type: r.reach_m for r in transceiver.reaches.all()}
     if fibre.fibre_type not in reaches:
