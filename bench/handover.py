@@ -60,6 +60,7 @@ def run() -> list[tuple[str, float] | tuple[str, float, str]]:
     figures.append((f"1,024 GPUs: label sheet PDF ({label}), CPU", cpu, "s"))
     figures.append(("1,024 GPUs: label sheet progress reports", float(len(reports)), "reports"))
     figures.append(("1,024 GPUs: label sheet size (2 a cable)", len(pdf) / 1e6, "MB"))
+    figures += _million()
     for copies, label in ((1, "1 label a cable, in one render"),):
         start, cpu = time.perf_counter(), time.process_time()
         pdf = labels_pdf(cables, captions=CAPTIONS, copies=copies)
@@ -68,3 +69,30 @@ def run() -> list[tuple[str, float] | tuple[str, float, str]]:
         figures.append((f"1,024 GPUs: label sheet PDF ({label}), CPU", cpu, "s"))
         figures.append((f"1,024 GPUs: label sheet size ({copies} a cable)", len(pdf) / 1e6, "MB"))
     return figures
+
+
+def _million() -> list[tuple[str, float] | tuple[str, float, str]]:
+    """What the handover page of 1,000,000 GPUs computes on every view (issue 27, item 3): the
+    elevations of its 36,288 racks, then the drawing of one page of them. Median of three."""
+    from dataclasses import replace
+
+    from planner.handover.rack_svg import elevations_svg
+    from planner.handover.services import HANDOVER_RACKS_PER_PAGE
+
+    catalog = snapshot_from_seed(json.loads(SEED.read_text()))
+    request = {"gpus": 1_000_000, "nic_speed": 400, "fabric": "rail", "leaf": "64x800",
+               "planes": 8}  # fmt: skip
+    design = size(parse_request(request, catalog), catalog)
+    runs, pages = [], []
+    for _ in range(3):
+        start = time.perf_counter()
+        elevations = design_elevations(design)
+        runs.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        page = replace(elevations, racks=elevations.racks[:HANDOVER_RACKS_PER_PAGE])
+        elevations_svg(page, {"power": "", "max": "", "over": "", "cable_manager": ""})
+        pages.append(time.perf_counter() - start)
+    return [
+        ("1,000,000 GPUs: rack elevations (36,288 racks)", sorted(runs)[1], "s"),
+        ("1,000,000 GPUs: one handover page's drawing", sorted(pages)[1]),
+    ]

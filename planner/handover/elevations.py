@@ -232,29 +232,34 @@ class _NetworkRacks:
         self.height_u = height_u
         self.limit_w = limit_w
         self.racks: list[list[_Device]] = []
-
-    def _units(self, devices: list[_Device]) -> int:
-        switches = sum(1 for d in devices if d.role not in ("patch_panel",))
-        managers = math.ceil(switches / SWITCHES_PER_CABLE_MANAGER)
-        return PDU_UNITS + sum(d.units for d in devices) + managers
+        # The open rack's totals, kept as devices go in: summing the rack again for every
+        # device made a million-GPU design's network racks quadratic (3 s of 10).
+        self._units_used = self._switches = 0
+        self._power_w = 0.0
+        self._names: list[str] = []
 
     def add(self, device: _Device) -> str:
+        switch = 1 if device.role != "patch_panel" else 0
         if self.racks:
-            current = self.racks[-1]
-            trial = [*current, device]
-            power = sum(d.power_max_w for d in trial)
-            fits = self._units(trial) <= self.height_u
-            if fits and (self.limit_w is None or power <= self.limit_w):
-                current.append(device)
+            switches = self._switches + switch
+            managers = math.ceil(switches / SWITCHES_PER_CABLE_MANAGER)
+            units = PDU_UNITS + self._units_used + device.units + managers
+            power = self._power_w + device.power_max_w
+            if units <= self.height_u and (self.limit_w is None or power <= self.limit_w):
+                self.racks[-1].append(device)
+                self._units_used += device.units
+                self._switches, self._power_w = switches, power
                 return self.name(len(self.racks) - 1)
         self.racks.append([device])
+        self._units_used, self._switches, self._power_w = device.units, switch, device.power_max_w
         return self.name(len(self.racks) - 1)
 
     def name(self, index: int) -> str:
-        namer = self.namer
-        assert callable(namer)
-        result: str = namer(index + 1)
-        return result
+        while len(self._names) <= index:  # named once, not once per device it holds
+            namer = self.namer
+            assert callable(namer)
+            self._names.append(namer(len(self._names) + 1))
+        return self._names[index]
 
 
 def _stack(devices: list[_Device], height_u: int, top: list[_Device]) -> tuple[RackItem, ...]:
@@ -451,6 +456,9 @@ def _place_panels(
     for line in design.bom:
         if line.category == "patch_panel" and line.sku and line.quantity:
             panel_units[line.sku] = max(1, line.rack_units // line.quantity)
+    # The racks holding each plane's tier, found once per plane and tier: a scan of every
+    # device per link group took 10 of the 11 s a million-GPU design's elevations cost.
+    tier_racks: dict[tuple[str, str], list[str]] = {}
     for plane in design.planes:
         for group in plane.links:
             if not group.panels:
@@ -459,7 +467,10 @@ def _place_panels(
             model = group.panel_sku or GENERIC_PANEL
             upper_share = math.ceil(group.panels / 2)
             for role, share in ((group.b, upper_share), (group.a, group.panels - upper_share)):
-                racks = sorted(set(_racks_of(plane, role, device_rack)))
+                key = (plane.name, role)
+                if key not in tier_racks:
+                    tier_racks[key] = sorted(set(_racks_of(plane, role, device_rack)))
+                racks = tier_racks[key]
                 if not racks:
                     racks = [NETWORK_ROW]
                 for k in range(share):
