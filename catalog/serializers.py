@@ -1,6 +1,3 @@
-# mypy: disallow-subclassing-any=False
-# import-export, simple-history, DRF and django-filter ship no type stubs: their base classes
-# are Any to mypy, so subclassing them is allowed in this module (the rest stays strict).
 """REST serializers. Cost and margin appear only for users with `catalog.view_cost`."""
 
 from __future__ import annotations
@@ -40,19 +37,19 @@ def can_view_cost(context: Mapping[str, Any]) -> bool:
     return bool(user is not None and user.has_perm(VIEW_COST))
 
 
-class NicSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class NicSpecSerializer(serializers.ModelSerializer[NicSpec]):
     class Meta:
         model = NicSpec
         exclude = ["product"]
 
 
-class ReachSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ReachSerializer(serializers.ModelSerializer[TransceiverReach]):
     class Meta:
         model = TransceiverReach
         fields = ["fibre_type", "reach_m"]
 
 
-class TransceiverSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class TransceiverSpecSerializer(serializers.ModelSerializer[TransceiverSpec]):
     reaches = ReachSerializer(many=True, read_only=True)
 
     class Meta:
@@ -60,25 +57,25 @@ class TransceiverSpecSerializer(serializers.ModelSerializer):  # type: ignore[ty
         exclude = ["product"]
 
 
-class CableSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class CableSpecSerializer(serializers.ModelSerializer[CableSpec]):
     class Meta:
         model = CableSpec
         exclude = ["product"]
 
 
-class PatchPanelSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class PatchPanelSpecSerializer(serializers.ModelSerializer[PatchPanelSpec]):
     class Meta:
         model = PatchPanelSpec
         exclude = ["product"]
 
 
-class BreakoutSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class BreakoutSerializer(serializers.ModelSerializer[PortBreakout]):
     class Meta:
         model = PortBreakout
         fields = ["ways", "speed_gbps"]
 
 
-class PortGroupSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class PortGroupSerializer(serializers.ModelSerializer[PortGroup]):
     breakouts = BreakoutSerializer(many=True, read_only=True)
 
     class Meta:
@@ -86,7 +83,7 @@ class PortGroupSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         fields = ["count", "speed_gbps", "form_factor", "breakouts"]
 
 
-class SwitchSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class SwitchSpecSerializer(serializers.ModelSerializer[SwitchSpec]):
     port_groups = PortGroupSerializer(many=True, read_only=True)
 
     class Meta:
@@ -94,19 +91,19 @@ class SwitchSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-ar
         exclude = ["product"]
 
 
-class ServiceSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ServiceSpecSerializer(serializers.ModelSerializer[ServiceSpec]):
     class Meta:
         model = ServiceSpec
         exclude = ["product"]
 
 
-class ServerSpecSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ServerSpecSerializer(serializers.ModelSerializer[ServerSpec]):
     class Meta:
         model = ServerSpec
         exclude = ["product"]
 
 
-class ListPriceSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ListPriceSerializer(serializers.ModelSerializer[Price]):
     price_list = serializers.CharField(source="price_list.code", read_only=True)
     currency = serializers.CharField(source="price_list.currency", read_only=True)
 
@@ -115,7 +112,7 @@ class ListPriceSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         fields = ["price_list", "currency", "amount", "is_sample", "note"]
 
 
-class ProductSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
+class ProductSerializer(JsonTypes, serializers.ModelSerializer[Product]):
     """Products with their typed spec (read-only here: specs are edited in the admin or the seed).
 
     Writes (catalog managers) cover the product's own fields."""
@@ -167,8 +164,8 @@ class ProductSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore
             "cost": {"help_text": "Only present for users with catalog.view_cost."},
         }
 
-    def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
-        fields: dict[str, serializers.Field] = super().get_fields()  # type: ignore[type-arg]
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields: dict[str, serializers.Field[Any, Any, Any, Any]] = super().get_fields()
         if not can_view_cost(self.context):
             for name in COST_FIELDS:
                 fields.pop(name, None)
@@ -203,7 +200,7 @@ class ProductSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore
         return None if value is None else str(value)  # a decimal string, never a float
 
 
-class MediaRuleSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
+class MediaRuleSerializer(JsonTypes, serializers.ModelSerializer[MediaRule]):
     class Meta:
         model = MediaRule
         fields = ["id", "speed_gbps", "media", "max_reach_m", "stock_lengths_m", "source"]

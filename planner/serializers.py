@@ -21,7 +21,7 @@ from planner.models import Design, Scenario
 
 # Named in SPECTACULAR_SETTINGS (one enum name for the request's `media` choices).
 MEDIA_POLICY_CHOICES = [(m.value, m.value) for m in MediaPolicy]
-S = TypeVar("S", bound=serializers.Serializer)  # type: ignore[type-arg]
+S = TypeVar("S", bound=serializers.Serializer[Any])
 
 REQUEST_EXAMPLE = {
     "gpus": 1024,
@@ -81,7 +81,7 @@ def _tiers(data: Any) -> list[Any]:
     return list(data.values()) if isinstance(data, dict) else [data]
 
 
-class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer[Any]):
     nic_speed = serializers.IntegerField(required=False, min_value=1, help_text="Gbps per port")
     ports = serializers.IntegerField(required=False, min_value=1, help_text="ports per server")
     nic = serializers.CharField(required=False, help_text="catalog NIC SKU")
@@ -92,7 +92,7 @@ class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  #
     storage_node_ports = serializers.IntegerField(required=False, min_value=0)
 
 
-def _request_field(spec: RequestField) -> serializers.Field:  # type: ignore[type-arg]
+def _request_field(spec: RequestField) -> serializers.Field[Any, Any, Any, Any]:
     """The API's field for one engine request field: its JSON type, the range the engine
     accepts (so the schema states what the engine checks) and its help, translated."""
     # The engine's English help is in the catalogue (makemessages finds its gettext_noop).
@@ -125,7 +125,7 @@ def with_request_fields(cls: type[S]) -> type[S]:
 
 
 @with_request_fields
-class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class DesignRequestSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer[Any]):
     """The engine's request fields (CLI option names with underscores), from REQUEST_FIELDS."""
 
     def to_internal_value(self, data: Any) -> Any:
@@ -155,7 +155,7 @@ class DesignCreateSerializer(DesignRequestSerializer):
     customer = serializers.IntegerField(required=False, allow_null=True)
 
 
-class DesignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class DesignSerializer(serializers.ModelSerializer[Design]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     team = serializers.CharField(source="team.name", read_only=True)
     links = serializers.SerializerMethodField()
@@ -179,12 +179,12 @@ class DesignSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         }
 
 
-class DesignPreviewSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class DesignPreviewSerializer(serializers.Serializer[Any]):
     request = serializers.JSONField()
     result = serializers.JSONField()
 
 
-class BomChangeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class BomChangeSerializer(serializers.Serializer[Any]):
     sku = serializers.CharField(help_text=_("Empty for a generic part (named by description)."))
     description = serializers.CharField()
     kind = serializers.ChoiceField(
@@ -202,7 +202,7 @@ class BomChangeSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class ResizePreviewSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class ResizePreviewSerializer(serializers.Serializer[Any]):
     """What re-sizing a saved design against today's catalog would change (nothing is saved)."""
 
     catalog_version_before = serializers.CharField()

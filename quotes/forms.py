@@ -15,12 +15,13 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Currency, PriceList
 from core import vocabulary
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
+from planner.models import Design
 from planner.selectors import designs_visible_to
 from quotes.models import LineKind
 from quotes.services.terms import ACCEPTANCE, MILESTONES
 
 
-class DistinctChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
+class DistinctChoiceField(forms.ModelChoiceField[Model]):
     """A choice whose name others share is shown with its id and date (or CRM id), so two drafts
     both called "Phase 1" can be told apart in the list."""
 
@@ -60,8 +61,8 @@ def _design_label(design: Any) -> str:
     return " · ".join(str(part) for part in parts if part)
 
 
-class DesignChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
-    def label_from_instance(self, obj: Model) -> str:
+class DesignChoiceField(forms.ModelChoiceField[Design]):
+    def label_from_instance(self, obj: Design) -> str:
         return _design_label(obj)
 
 
@@ -77,8 +78,8 @@ def price_list_label(price_list: Any) -> str:
     return name if currency in name else f"{name} ({currency})"
 
 
-class PriceListChoiceField(forms.ModelChoiceField):  # type: ignore[type-arg]
-    def label_from_instance(self, obj: Model) -> str:
+class PriceListChoiceField(forms.ModelChoiceField[PriceList]):
+    def label_from_instance(self, obj: PriceList) -> str:
         return price_list_label(obj)
 
 

@@ -27,7 +27,7 @@ _MONEY: dict[str, Any] = {
 }
 
 
-class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class QuoteLineSerializer(serializers.ModelSerializer[QuoteLine]):
     """A line. One to be priced (a catalog gap: no SKU, no price entered yet) has
     `to_be_priced: true` and null prices and amount; the revision's totals leave it out."""
 
@@ -104,7 +104,7 @@ class QuoteLineSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
         return data
 
 
-class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class RevisionSerializer(serializers.ModelSerializer[QuoteRevision]):
     # A field named like Field.label: the revision's label (Q-2026-0001-R1), not a caption.
     label = serializers.CharField(read_only=True)  # type: ignore[assignment]
     # Read-only and nullable: a revision nobody approved or sent yet answers null (the schema
@@ -203,7 +203,7 @@ class RevisionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return data
 
 
-class QuoteSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class QuoteSerializer(serializers.ModelSerializer[Quote]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     team = serializers.CharField(source="team.name", read_only=True)
     current_revision = serializers.SerializerMethodField()
@@ -241,7 +241,7 @@ class QuoteSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return RevisionSerializer(revision, context=self.context).data
 
 
-class RevisionSummarySerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class RevisionSummarySerializer(ShallowFieldCopies, serializers.Serializer[QuoteRevision]):
     """The current revision in the quotes' list: status, totals and validity; no lines (the
     detail, `GET /quotes/{id}/`, has them)."""
 
@@ -257,7 +257,7 @@ class RevisionSummarySerializer(ShallowFieldCopies, serializers.Serializer):  # 
     created_at = serializers.DateTimeField(read_only=True)
 
 
-class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer[Quote]):
     """A quote in the list: number, status, customer, totals, validity and links. The lines
     stay in the detail (`links.self`): serialising every line of every quote made a page of 25
     quotes 138 KB and 265 ms (bench.load). Fields are declared, not derived from the model, as
@@ -321,7 +321,7 @@ class QuoteListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: 
         }
 
 
-class QuoteCreateSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class QuoteCreateSerializer(JsonTypes, serializers.Serializer[Any]):
     design = serializers.IntegerField(help_text="Id of a sized design visible to the caller.")
     customer = serializers.IntegerField(help_text="Id of a customer of the caller's team.")
     opportunity = serializers.IntegerField(required=False, allow_null=True, default=None)
@@ -356,7 +356,7 @@ class QuoteCreateSerializer(JsonTypes, serializers.Serializer):  # type: ignore[
     )
 
 
-class LineUpdateSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class LineUpdateSerializer(JsonTypes, serializers.Serializer[Any]):
     """What may change on a line of an editable revision; fields left out keep their value."""
 
     quantity = serializers.IntegerField(required=False, min_value=0, max_value=MAX_LINE_QUANTITY)
@@ -419,7 +419,7 @@ def _tax_percent(name: str) -> serializers.DecimalField:
     )
 
 
-class MilestoneSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class MilestoneSerializer(serializers.Serializer[Any]):
     phase = serializers.ChoiceField(
         choices=MILESTONES,
         help_text="A phase of the implementation plan on whose completion the payment falls "
@@ -430,7 +430,7 @@ class MilestoneSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class CommercialTermsSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class CommercialTermsSerializer(JsonTypes, serializers.Serializer[Any]):
     """VAT per line kind (in percent), payment milestones (summing to 100%), terms and validity
     of the current revision; fields left out keep their value. Nothing is saved unless every
     field is valid."""
@@ -446,7 +446,7 @@ class CommercialTermsSerializer(JsonTypes, serializers.Serializer):  # type: ign
     validity_days = serializers.IntegerField(required=False, min_value=1, max_value=365)
 
 
-class FreightSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class FreightSerializer(serializers.Serializer[Any]):
     amount = serializers.DecimalField(
         max_digits=14,
         decimal_places=2,
@@ -456,10 +456,10 @@ class FreightSerializer(serializers.Serializer):  # type: ignore[type-arg]
     )
 
 
-class RejectSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class RejectSerializer(JsonTypes, serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=500)
 
 
-class SendResultSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class SendResultSerializer(serializers.Serializer[Any]):
     revision = RevisionSerializer()
     share_url = serializers.URLField()

@@ -10,9 +10,22 @@ import environ
 from csp.constants import NONE, SELF
 from django.utils.translation import gettext_lazy as _
 from django_guid.integrations import CeleryIntegration
+from rest_framework import fields as _drf_fields
+from rest_framework import serializers as _drf_serializers
 
-# Django's generic classes subscriptable at run time, as the type checker reads them.
-django_stubs_ext.monkeypatch()
+# Django's generic classes subscriptable at run time, as the type checker reads them, and DRF's
+# serializers and fields (ModelSerializer[Product], Field[...]), which DRF's stubs make generic.
+# DRF's views are not listed: they inherit django.views.View, patched by default (and importing
+# rest_framework.views reads settings, which must not happen while they are being defined).
+django_stubs_ext.monkeypatch(
+    extra_classes=[
+        _drf_fields.Field,
+        _drf_serializers.BaseSerializer,
+        _drf_serializers.Serializer,
+        _drf_serializers.ModelSerializer,
+        _drf_serializers.ListSerializer,
+    ]
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"

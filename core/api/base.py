@@ -4,7 +4,7 @@ router each app's `api/urls.py` registers its viewsets on."""
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.auth.models import User as AuthUser
@@ -32,13 +32,13 @@ class ShallowFieldCopies:
     fields, and binding a field to its parent sets attributes on the copy alone, so a shallow
     copy keeps instances independent at a fraction of the cost."""
 
-    _declared_fields: dict[str, serializers.Field]  # type: ignore[type-arg]
+    _declared_fields: dict[str, serializers.Field[Any, Any, Any, Any]]
 
-    def get_fields(self) -> dict[str, serializers.Field]:  # type: ignore[type-arg]
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         return {name: copy.copy(field) for name, field in self._declared_fields.items()}
 
 
-class ApiViewSet(viewsets.GenericViewSet, Generic[M]):  # type: ignore[type-arg]
+class ApiViewSet(viewsets.GenericViewSet[M]):
     """The base of every API viewset.
 
     - Authentication: the API's (bearer token first, then session; settings.REST_FRAMEWORK).

@@ -95,7 +95,7 @@ def _too_long(field: fields.CharField, value: Any) -> bool:
 _TYPES: dict[tuple[type, str], str | None] = {}
 
 
-class JsonTypes(serializers.Serializer):  # type: ignore[type-arg]
+class JsonTypes(serializers.Serializer[Any]):
     """The first base of an input serializer (a Serializer or ModelSerializer)."""
 
     def to_internal_value(self, data: Any) -> Any:

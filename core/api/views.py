@@ -1,5 +1,7 @@
 """Who the caller is (GET /api/v1/me/)."""
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -10,7 +12,7 @@ from core.models import ApiToken
 from core.selectors import user_roles, user_team
 
 
-class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class MeSerializer(serializers.Serializer[Any]):
     username = serializers.CharField()
     team = serializers.CharField(allow_null=True)
     roles = serializers.ListField(child=serializers.CharField())

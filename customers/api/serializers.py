@@ -13,13 +13,13 @@ from customers.models import Contact, Customer, Opportunity
 from customers.services import customer_field_errors
 
 
-class ContactSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ContactSerializer(serializers.ModelSerializer[Contact]):
     class Meta:
         model = Contact
         fields = ["id", "name", "email", "phone", "title", "is_primary"]
 
 
-class CustomerSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignore[type-arg]
+class CustomerSerializer(JsonTypes, serializers.ModelSerializer[Customer]):
     team = serializers.CharField(source="team.name", read_only=True)
     contacts = ContactSerializer(many=True, read_only=True)
 
@@ -43,7 +43,7 @@ class CustomerSerializer(JsonTypes, serializers.ModelSerializer):  # type: ignor
         read_only_fields = ["external_source", "external_id", "created_at", "updated_at"]
 
 
-class CustomerUpsertSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class CustomerUpsertSerializer(JsonTypes, serializers.Serializer[Any]):
     """A name in Chinese or English (at least one); the tax id, when given, is a unified social
     credit code (GB 32100-2015). Field errors are the services' own words
     (`customers.services.customer_field_errors`), the form's too. Address and tax id left out
@@ -80,7 +80,7 @@ class CustomerUpsertSerializer(JsonTypes, serializers.Serializer):  # type: igno
         return attrs
 
 
-class OpportunitySerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class OpportunitySerializer(serializers.ModelSerializer[Opportunity]):
     owner = serializers.CharField(source="owner.username", read_only=True, allow_null=True)
 
     class Meta:
@@ -89,6 +89,6 @@ class OpportunitySerializer(serializers.ModelSerializer):  # type: ignore[type-a
         read_only_fields = fields
 
 
-class OpportunityUpsertSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class OpportunityUpsertSerializer(JsonTypes, serializers.Serializer[Any]):
     customer = serializers.IntegerField(min_value=1, help_text="id of a customer you see")
     name = serializers.CharField(max_length=200, min_length=1)

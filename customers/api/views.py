@@ -37,8 +37,8 @@ ACTION_ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PR
 
 def crm_upsert(
     noun: str,
-    body: type[serializers.Serializer],  # type: ignore[type-arg]
-    result: type[serializers.Serializer],  # type: ignore[type-arg]
+    body: type[serializers.Serializer[Any]],
+    result: type[serializers.Serializer[Any]],
 ) -> Callable[[_View], _View]:
     """The `PUT .../by-external-id/{source}/{external_id}/` action a CRM upserts a record with:
     the route and its documented schema, the same for every kind of record."""

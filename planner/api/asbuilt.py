@@ -22,13 +22,13 @@ ASBUILT_UPLOAD = (
 )
 
 
-class AsBuiltUploadSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AsBuiltUploadSerializer(serializers.Serializer[Any]):
     file = serializers.FileField(required=False)
     filename = serializers.CharField(required=False, max_length=255)
     content = serializers.CharField(required=False, trim_whitespace=False)
 
 
-class AsBuiltCheckSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class AsBuiltCheckSerializer(serializers.ModelSerializer[AsBuiltCheck]):
     links = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
 

@@ -15,7 +15,7 @@ from planner.models import Design, Scenario
 EXPORT_LINKS = ("bom_xlsx", "bom_csv", "cabling_csv")
 
 
-class DesignListSerializer(ShallowFieldCopies, serializers.Serializer):  # type: ignore[type-arg]
+class DesignListSerializer(ShallowFieldCopies, serializers.Serializer[Design]):
     """A design in the list: names, counts and links; the detail has the request and result.
     Fields are declared, not derived from the model: a ModelSerializer maps every model field
     again for each response, a large share of a list's time (bench.load)."""
@@ -91,7 +91,7 @@ EXPORT_LIMIT = (
 )
 
 
-class ExportJobSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class ExportJobSerializer(serializers.ModelSerializer[ExportJob]):
     links = serializers.SerializerMethodField()
 
     class Meta:
@@ -110,7 +110,7 @@ class ExportJobSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
 LABELS = ["lowest_cost", "lowest_cost_so_far", "most_resilient", "most_growth"]
 
 
-class AlternativeSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class AlternativeSerializer(serializers.Serializer[Any]):
     """One alternative (`POST /designs/alternatives/`, planner.alternatives.alternatives_to_json):
     what it optimises, its cost per GPU, its trade-offs in words and the design itself."""
 

@@ -374,7 +374,7 @@ def _sha256_of(name: str) -> str:
     return digest.hexdigest()
 
 
-def export_file(*, job: ExportJob) -> File:  # type: ignore[type-arg]
+def export_file(*, job: ExportJob) -> File[bytes]:
     """The stored file of a done export, opened, after its bytes were checked against the
     recorded SHA-256: a file that no longer matches is an error, never the wrong bytes."""
     if job.status != ExportJob.DONE or not job.file.name:

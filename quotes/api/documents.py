@@ -24,7 +24,7 @@ PROBLEM = OpenApiResponse(response=OpenApiTypes.OBJECT, description="RFC 9457 pr
 ERRORS = {400: PROBLEM, 401: PROBLEM, 403: PROBLEM, 404: PROBLEM, 409: PROBLEM, 429: PROBLEM}
 
 
-class DocumentSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class DocumentSerializer(serializers.ModelSerializer[Document]):
     quote = serializers.IntegerField(source="revision.quote_id", read_only=True)
     revision = serializers.CharField(source="revision.label", read_only=True)
     is_draft = serializers.BooleanField(
@@ -58,7 +58,7 @@ class DocumentSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
         return {"self": base, "download": f"{base}download/" if ready else None}
 
 
-class DocumentRequestSerializer(JsonTypes, serializers.Serializer):  # type: ignore[type-arg]
+class DocumentRequestSerializer(JsonTypes, serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=DocumentKind.choices, default=DocumentKind.PROPOSAL)
     language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
     start_date = serializers.DateField(required=False, help_text="First day of the project plan.")
