@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.core.cache import cache
+from django.core.paginator import Page, Paginator
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -68,3 +69,33 @@ def design_page_elevations(*, design: Design, limit: int = DESIGN_PAGE_RACKS) ->
         }
         cache.set(key, section, ELEVATIONS_CACHE_SECONDS)
     return {"design": design, **section}
+
+
+def handover_page(*, design: Design, page: str | None = None) -> dict[str, Any]:
+    """The handover page's racks: their count and warnings, and one page of the drawing
+    (`page` as the query string gives it). The elevations of 1,000,000 GPUs take seconds to
+    derive for any page, so the count, the warnings and each page drawn are kept per revision
+    and language (as `design_page_elevations`): going back to a page, or to the page after a
+    download, costs a cache read."""
+    base = f"handover-page:{design.pk}:{design.updated_at.isoformat()}:{get_language() or ''}"
+    summary: dict[str, Any] | None = cache.get(base)
+    if summary is not None:
+        racks: Page[Any] = Paginator(range(summary["racks"]), HANDOVER_RACKS_PER_PAGE).get_page(
+            page
+        )
+        svg: str | None = cache.get(f"{base}:{racks.number}")
+        if svg is not None:
+            return {**summary, "racks_page": racks, "svg": svg}
+    engine = services.design_engine(design=design)
+    elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
+    racks = Paginator(elevations.racks, HANDOVER_RACKS_PER_PAGE).get_page(page)
+    summary = {
+        "racks": len(elevations.racks),
+        "warnings": [str(translated(warning)) for warning in elevations.warnings],
+        "server_units": elevations.server_units,
+        "server_power_stated": elevations.server_power_stated,
+    }
+    svg = elevations_svg(replace(elevations, racks=tuple(racks)), svg_labels())
+    cache.set(base, summary, ELEVATIONS_CACHE_SECONDS)
+    cache.set(f"{base}:{racks.number}", svg, ELEVATIONS_CACHE_SECONDS)
+    return {**summary, "racks_page": racks, "svg": svg}

@@ -8,11 +8,10 @@ from today's catalog."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
@@ -33,9 +32,8 @@ from planner.handover.netbox import netbox_zip
 from planner.handover.rack_sheet import rack_sheet_xlsx
 from planner.handover.rack_svg import elevations_svg
 from planner.handover.schedule_json import schedule_json_chunks
-from planner.handover.services import HANDOVER_RACKS_PER_PAGE
+from planner.handover.services import handover_page, svg_labels
 from planner.handover.slurm import topology_conf
-from planner.i18n import translated
 from planner.models import Design
 from planner.views import design_refusals
 
@@ -64,34 +62,15 @@ def _handover(request: HttpRequest, pk: int) -> _Handover:
     return _Handover(design=design, engine=engine, elevations=elevations)
 
 
-def _svg_labels() -> dict[str, str]:
-    return {
-        "power": _("Typical"),
-        "max": _("max"),
-        "over": _("over its height"),
-        "cable_manager": _("1U cable manager"),
-    }
-
-
 @login_required
 @require_GET
 @design_refusals
 def handover(request: HttpRequest, pk: int) -> HttpResponse:
-    data = _handover(request, pk)
-    elevations = data.elevations
     # The racks a page at a time: every rack of 1,000,000 GPUs (36,288) made 87 MB of HTML
     # that a browser never finished loading; the SVG and XLSX downloads carry them all.
-    racks = Paginator(elevations.racks, HANDOVER_RACKS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {
-        "design": data.design,
-        "warnings": [translated(warning) for warning in elevations.warnings],
-        "racks": len(elevations.racks),
-        "racks_page": racks,
-        "server_units": elevations.server_units,
-        "server_power_stated": elevations.server_power_stated,
-        "svg": elevations_svg(replace(elevations, racks=tuple(racks)), _svg_labels()),
-    }
-    return render(request, "planner/handover/handover.html", context)
+    design = _sized(request, pk)
+    context = handover_page(design=design, page=request.GET.get("page"))
+    return render(request, "planner/handover/handover.html", {"design": design, **context})
 
 
 @login_required
@@ -100,7 +79,7 @@ def handover(request: HttpRequest, pk: int) -> HttpResponse:
 def racks_svg(request: HttpRequest, pk: int) -> HttpResponse:
     data = _handover(request, pk)
     return download(
-        elevations_svg(data.elevations, _svg_labels()),
+        elevations_svg(data.elevations, svg_labels()),
         filename=f"design-{pk}-racks.svg",
         content_type="image/svg+xml",
     )

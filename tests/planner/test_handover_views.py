@@ -230,3 +230,43 @@ def test_the_design_pages_elevations_are_drawn_once_per_revision_and_language(
     chinese = client.get(url, headers={"Accept-Language": "zh-hans"}).content.decode()
     assert sized == [1]  # drawn again in the other language
     assert "机柜" in chinese
+
+
+@pytest.mark.django_db
+def test_the_handover_page_is_derived_once_per_page_revision_and_language(
+    client, engineer, monkeypatch
+):
+    """Issue 27, item 3: a 1,000,000-GPU design's elevations take seconds to derive for any of
+    its pages; a page seen again, in the same language and revision, is read back."""
+    from planner.handover import services as handover_services
+
+    load_seed_catalog()
+    large = services.design_create(
+        owner=engineer, name="4k", request_data={**GPUS_1024, "gpus": 4096}
+    )
+    sized: list[int] = []
+    real = handover_services.services.design_engine
+    monkeypatch.setattr(
+        handover_services.services,
+        "design_engine",
+        lambda **kwargs: sized.append(1) or real(**kwargs),
+    )
+    client.force_login(engineer)
+    url = reverse("planner:handover", args=[large.pk])
+    first = client.get(url).content.decode()
+    assert sized == [1]
+    # The same page, read back (the pages differ only in their CSRF token).
+    assert _svg(client.get(url + "?page=1").content.decode()) == _svg(first)
+    assert sized == [1]
+    second = client.get(url + "?page=2").content.decode()
+    assert sized == [1, 1]  # a page not drawn yet
+    assert _drawn_racks(second) > 0
+    assert _svg(second) != _svg(first)
+    assert _svg(client.get(url + "?page=2").content.decode()) == _svg(second)
+    chinese = client.get(url, headers={"Accept-Language": "zh-hans"}).content.decode()
+    assert sized == [1, 1, 1]  # the drawing's words are the reader's
+    assert "机柜" in chinese
+
+
+def _svg(html: str) -> str:
+    return html[html.index("<svg") : html.rindex("</svg>")]
