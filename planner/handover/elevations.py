@@ -326,19 +326,36 @@ def design_elevations(
     """Every rack of `design` with its U positions and power; warnings name each rack over its
     height or over the layout's power limit."""
     server = server or ServerModel()
-    layout = design.request.layout
-    spr, per_row = layout.servers_per_rack, layout.racks_per_row
     server_units = server.rack_units or default_server_units(design.gpus_per_server)
     power = _device_power(design)
-    limit = layout.max_rack_power_w
-
-    compute: dict[str, list[_Device]] = defaultdict(list)
+    limit = design.request.layout.max_rack_power_w
+    compute, device_rack = _place_servers(design, server, server_units, power)
     compute_top: dict[str, list[_Device]] = defaultdict(list)
+    network = _NetworkRacks(_network_rack, rack_height_u, limit)
+    rows: dict[int, _NetworkRacks] = {}
+    _place_switches(design, power, device_rack, compute_top, network, rows)
+    _place_panels(design, device_rack, compute_top, network, rows)
+    racks = _racks(design, rack_height_u, compute, compute_top, network, rows)
+    return Elevations(
+        racks=tuple(racks),
+        warnings=_warnings(racks, limit),
+        device_rack=device_rack,
+        server_units=server_units,
+        server_power_stated=server.power_w > 0,
+    )
+
+
+def _place_servers(
+    design: Design, server: ServerModel, server_units: int, power: _Power
+) -> tuple[dict[str, list[_Device]], dict[str, str]]:
+    """The servers, `servers_per_rack` to a compute rack in hall order, and where each went."""
+    layout = design.request.layout
+    compute: dict[str, list[_Device]] = defaultdict(list)
     device_rack: dict[str, str] = {}
     nic_w = power.typical[("", "server")]
     nic_max_w = power.maximum[("", "server")]
     for index in range(design.servers):
-        rack = compute_rack_name(index // spr, per_row)
+        rack = compute_rack_name(index // layout.servers_per_rack, layout.racks_per_row)
         name = names.server(index, design.servers)
         compute[rack].append(
             _Device(
@@ -352,15 +369,24 @@ def design_elevations(
             )
         )
         device_rack[name] = rack
+    return compute, device_rack
 
-    rows: dict[int, _NetworkRacks] = {}
-    network = _NetworkRacks(_network_rack, rack_height_u, limit)
-    placement = layout.leaf_placement
+
+def _place_switches(
+    design: Design,
+    power: _Power,
+    device_rack: dict[str, str],
+    compute_top: dict[str, list[_Device]],
+    network: _NetworkRacks,
+    rows: dict[int, _NetworkRacks],
+) -> None:
+    """Leaves at the top of their compute rack, in their row's network racks or in the network
+    row, as the layout places them; spines and cores in the network row."""
 
     def row_racks(row: int) -> _NetworkRacks:
         if row not in rows:
             rows[row] = _NetworkRacks(
-                lambda n, r=row: _row_network_rack(r, n), rack_height_u, limit
+                lambda n, r=row: _row_network_rack(r, n), network.height_u, network.limit_w
             )
         return rows[row]
 
@@ -393,8 +419,19 @@ def design_elevations(
             for name in _switches(plane, role):
                 device_rack[name] = network.add(device(plane, role, name))
 
-    _place_panels(design, device_rack, compute_top, network, rows)
 
+def _racks(
+    design: Design,
+    rack_height_u: int,
+    compute: dict[str, list[_Device]],
+    compute_top: dict[str, list[_Device]],
+    network: _NetworkRacks,
+    rows: dict[int, _NetworkRacks],
+) -> list[Rack]:
+    """The compute racks in hall order, then each row's network racks (drawn at the row's
+    middle for middle-of-row leaves, else at its end), then the network row's."""
+    layout = design.request.layout
+    per_row = layout.racks_per_row
     racks: list[Rack] = []
     for index in range(design.racks):
         name = compute_rack_name(index, per_row)
@@ -409,7 +446,7 @@ def design_elevations(
                 items=_stack(compute[name], rack_height_u, compute_top[name]),
             )
         )
-    middle = (per_row - 1) / 2 if placement == LeafPlacement.MOR else float(per_row)
+    middle = (per_row - 1) / 2 if layout.leaf_placement == LeafPlacement.MOR else float(per_row)
     for row, filler in sorted(rows.items()):
         for index, devices in enumerate(filler.racks):
             racks.append(
@@ -433,13 +470,7 @@ def design_elevations(
                 items=_stack([], rack_height_u, devices),
             )
         )
-    return Elevations(
-        racks=tuple(racks),
-        warnings=_warnings(racks, limit),
-        device_rack=device_rack,
-        server_units=server_units,
-        server_power_stated=server.power_w > 0,
-    )
+    return racks
 
 
 def _place_panels(
