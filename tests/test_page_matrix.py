@@ -84,6 +84,7 @@ PAGES = {
     "planner:design-resize": _design,
     "planner:export-download": lambda side: {"pk": side.sized.pk, "job_id": side.job.pk},
     "planner:export-job": lambda side: {"pk": side.sized.pk, "job_id": side.job.pk},
+    "planner:design-elevations": _design,
     "planner:handover": _design,
     "planner:handover-cabling-json": _design,
     "planner:handover-containerlab": _design,

@@ -6,6 +6,7 @@ from planner.handover import views
 
 urlpatterns = [
     path("<int:pk>/handover/", views.handover, name="handover"),
+    path("<int:pk>/elevations/", views.design_elevations_section, name="design-elevations"),
     path("<int:pk>/handover/racks.svg", views.racks_svg, name="handover-racks-svg"),
     path("<int:pk>/handover/racks.xlsx", views.racks_xlsx, name="handover-racks-xlsx"),
     path("<int:pk>/handover/labels.pdf", views.labels_pdf_view, name="handover-labels-pdf"),

@@ -32,7 +32,7 @@ from planner.handover.netbox import netbox_zip
 from planner.handover.rack_sheet import rack_sheet_xlsx
 from planner.handover.rack_svg import elevations_svg
 from planner.handover.schedule_json import schedule_json_chunks
-from planner.handover.services import handover_page, svg_labels
+from planner.handover.services import design_page_elevations, handover_page, svg_labels
 from planner.handover.slurm import topology_conf
 from planner.models import Design
 from planner.views import design_refusals
@@ -71,6 +71,17 @@ def handover(request: HttpRequest, pk: int) -> HttpResponse:
     design = _sized(request, pk)
     context = handover_page(design=design, page=request.GET.get("page"))
     return render(request, "planner/handover/handover.html", {"design": design, **context})
+
+
+@login_required
+@require_GET
+@design_refusals
+def design_elevations_section(request: HttpRequest, pk: int) -> HttpResponse:
+    """The design page's elevations section, which the page of a very large design fetches
+    once it has loaded (`LAZY_ELEVATIONS_SERVERS`)."""
+    design = _sized(request, pk)
+    context = design_page_elevations(design=design)
+    return render(request, "planner/handover/_elevations.html", context)
 
 
 @login_required

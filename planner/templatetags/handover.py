@@ -13,4 +13,4 @@ register = template.Library()
 
 @register.inclusion_tag("planner/handover/_elevations.html")
 def design_elevations(design: Design) -> dict[str, Any]:
-    return design_page_elevations(design=design)
+    return design_page_elevations(design=design, lazy=True)
