@@ -262,14 +262,18 @@ class _NetworkRacks:
         return self._names[index]
 
 
+# The same in every rack, and immutable: made once, not once per rack (36,288 at 1M GPUs).
+_PDUS = tuple(
+    RackItem(u=u + 1, units=1, device=f"PDU-{'AB'[u % 2]}", model="PDU", role="pdu")
+    for u in range(PDU_UNITS)
+)
+
+
 def _stack(devices: list[_Device], height_u: int, top: list[_Device]) -> tuple[RackItem, ...]:
     """PDUs at the bottom, `devices` upwards from them; `top` (switches with their cable
     managers, patch panels above them) downwards from the top of the rack. When the two meet,
     the top group continues above the bottom one, past the rack's height: the overflow shows."""
-    items = [
-        RackItem(u=u + 1, units=1, device=f"PDU-{'AB'[u % 2]}", model="PDU", role="pdu")
-        for u in range(PDU_UNITS)
-    ]
+    items = list(_PDUS)
     u = PDU_UNITS + 1
     for device in devices:
         items.append(_item(device, u))
