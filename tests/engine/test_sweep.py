@@ -5,8 +5,11 @@ each design read as an architect reads a BOM:
 - no stand-in where the catalog sells a part that fits the same ends, media and run;
 - no stand-in with lanes or fibres that do not exist: a breakout leg keeps its cage's lane rate
   and the far cage must take it; an 800G parallel module takes 16 fibres (MPO-16);
+- no stand-in module in a broken-out cage where the catalog sells a parallel module that splits
+  into the far end's catalog modules (a QDD-400G-DR4 to four MMS1V70-CM): then only the harness
+  may stand in;
 - the share of fully priced designs, against a ratchet (not the issue's 90 % goal, which the
-  engine does not reach yet: the breakout harnesses it cannot express are the gap).
+  engine does not reach yet: the harnesses and the modules the seed does not sell are the gap).
 
 The lane figures below are written out again from ../shared/reference/ports-cages-and-plugs.md
 ("Form factors and what they accept") rather than imported from engine.lanes, so a wrong table
@@ -96,6 +99,34 @@ def _catalog_would_fit(part: object, catalog: CatalogSnapshot, length_m: float) 
     return None
 
 
+def _kind(standard: str) -> str:
+    """A standard's optics family without speed, lane count or ports: "4x100GBASE-DR" and
+    "400GBASE-DR4" are both "DR"; "25GBASE-SR" and "100GBASE-SR4" both "SR"."""
+    return standard.upper().split("BASE-")[-1].rstrip("0123456789").rstrip("-")
+
+
+def _catalog_would_split(part: TransceiverSpec, far: TransceiverSpec | None) -> str | None:
+    """For a stand-in module serving `links_per_module` links of a broken-out cage whose far
+    module is a catalog part: a catalog parallel module of the same cage, speed and family that
+    its vendor sells split that many ways (`breakout_ways`), whose one lane group per link is
+    the far module's speed."""
+    if far is None or not far.sku or part.links_per_module < 2:
+        return None
+    for module in seed_catalog().transceivers:
+        if (module.form_factor, module.speed_gbps, module.media) != (
+            part.form_factor,
+            part.speed_gbps,
+            part.media,
+        ) or module.links_per_module != 1:
+            continue
+        ways = part.links_per_module
+        if module.breakout_ways % ways or module.speed_gbps // ways != far.speed_gbps:
+            continue
+        if _kind(module.standard) == _kind(far.standard) == _kind(part.standard):
+            return f"{module.sku} split {ways} ways to {far.sku}"
+    return None
+
+
 def _stand_ins(design: Design) -> list[tuple[object, float]]:
     out: list[tuple[object, float]] = []
     for plane in design.planes:
@@ -106,6 +137,22 @@ def _stand_ins(design: Design) -> list[tuple[object, float]]:
             for part in (choice.cable, choice.transceiver_a, choice.transceiver_b):
                 if part is not None and not part.sku:
                     out.append((part, group.length_m))
+    return out
+
+
+def _split_stand_ins(design: Design) -> list[tuple[TransceiverSpec, TransceiverSpec | None]]:
+    """Each stand-in module of a broken-out cage with the module at the link's far end."""
+    out: list[tuple[TransceiverSpec, TransceiverSpec | None]] = []
+    for plane in design.planes:
+        for group in plane.links:
+            choice = group.choice
+            if choice is None or not choice.gaps:
+                continue
+            pairs = ((choice.transceiver_a, choice.transceiver_b),
+                     (choice.transceiver_b, choice.transceiver_a))  # fmt: skip
+            for module, far in pairs:
+                if module is not None and not module.sku:
+                    out.append((module, far))
     return out
 
 
@@ -130,6 +177,10 @@ def test_a_thousand_random_requests_read_as_an_architect_would() -> None:
             sku = _catalog_would_fit(part, catalog, length_m)
             if sku is not None:
                 problems[f"stand-in {name} where {sku} fits"] += 1
+        for part, far in _split_stand_ins(design):
+            split = _catalog_would_split(part, far)
+            if split is not None:
+                problems[f"stand-in {part.name} where {split}"] += 1
         if designs == REQUESTS:
             break
     assert designs == REQUESTS
