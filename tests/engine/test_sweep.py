@@ -7,7 +7,9 @@ each design read as an architect reads a BOM:
   and the far cage must take it; an 800G parallel module takes 16 fibres (MPO-16);
 - no stand-in module in a broken-out cage where the catalog sells a parallel module that splits
   into the far end's catalog modules (a QDD-400G-DR4 to four MMS1V70-CM): then only the harness
-  may stand in;
+  may stand in, on runs a splitter reaches (50 m, NVIDIA's limit for splitter cables; past it
+  the engine still draws a stand-in module with its harness onto an LC trunk, 14 of these
+  1,000 designs, which a harness into an LC panel would replace);
 - the share of fully priced designs, against a ratchet (not the issue's 90 % goal, which the
   engine does not reach yet: the harnesses and the modules the seed does not sell are the gap).
 
@@ -27,6 +29,7 @@ from bench.priced_sweep import catalog_prices, fully_priced, random_requests, se
 from engine.catalog import CableSpec, CatalogSnapshot, Connector, FormFactor, TransceiverSpec
 from engine.design import Design
 from engine.errors import DesignError
+from engine.generic import SPLITTER_MAX_M
 from engine.request import RequestError, parse_request
 from engine.search import alternatives
 from engine.sizing import size
@@ -150,6 +153,8 @@ def _split_stand_ins(design: Design) -> list[tuple[TransceiverSpec, TransceiverS
                 continue
             pairs = ((choice.transceiver_a, choice.transceiver_b),
                      (choice.transceiver_b, choice.transceiver_a))  # fmt: skip
+            if group.length_m > SPLITTER_MAX_M:
+                continue
             for module, far in pairs:
                 if module is not None and not module.sku:
                     out.append((module, far))
