@@ -273,6 +273,7 @@ SPECTACULAR_SETTINGS = {
     # One name per choice set, where several fields share one (or one name, several sets).
     "ENUM_NAME_OVERRIDES": {
         "FormFactorEnum": "catalog.models.FORM_FACTOR_CHOICES",
+        "ConnectorEnum": "catalog.models.CONNECTOR_CHOICES",
         "AlternativeLabelEnum": "planner.api.serializers.LABELS",
         "CatalogMediaEnum": "catalog.models.MediaChoices",
         "CableKindEnum": "catalog.models.CableKind",
