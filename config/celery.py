@@ -2,9 +2,10 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_init, worker_process_init
 
 from config.tracing import tracing_start
+from core.worker_metrics import worker_metrics_start
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -30,3 +31,7 @@ def _trace_tasks(**_: Any) -> None:
 
 
 worker_process_init.connect(_trace_tasks)
+
+
+# Task counts and run times on WORKER_METRICS_PORT (core.worker_metrics; off when unset).
+worker_init.connect(worker_metrics_start)

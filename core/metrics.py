@@ -1,7 +1,8 @@
 """/metrics in Prometheus' text format, for the operator's Prometheus and no one else.
 
 What it reports: django-prometheus' request figures (rates, latencies and status codes per view,
-from its two middlewares), its database figures when METRICS_DATABASE is on, and the job table's
+from its two middlewares), its cache figures (gets, hits, misses, failures: core.cache_metrics),
+its database figures when METRICS_DATABASE is on, and the job table's
 state, read at every scrape from the database every web process shares (`JobCollector`): rows by
 kind and status, the oldest queued job's age, and how long the jobs that finished lately ran.
 
@@ -161,18 +162,21 @@ def _networks(
     return tuple(ipaddress.ip_network(cidr.strip(), strict=False) for cidr in cidrs if cidr)
 
 
-def metrics_allowed(request: HttpRequest) -> bool:
+def reader_allowed(address: str | None, authorization: str) -> bool:
+    """Who may read figures, for /metrics and for the workers' own endpoint
+    (core.worker_metrics): the METRICS_TOKEN bearer, or an address in METRICS_ALLOWED_NETWORKS."""
     token = str(settings.METRICS_TOKEN or "")
-    if token:
-        sent = request.META.get("HTTP_AUTHORIZATION", "")
-        if hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
-            return True
-    address = client_ip(request)
+    if token and hmac.compare_digest(authorization.encode(), f"Bearer {token}".encode()):
+        return True
     try:
         ip = ipaddress.ip_address((address or "").split("%")[0])
     except ValueError:
         return False
     return any(ip in network for network in _networks(tuple(settings.METRICS_ALLOWED_NETWORKS)))
+
+
+def metrics_allowed(request: HttpRequest) -> bool:
+    return reader_allowed(client_ip(request), request.META.get("HTTP_AUTHORIZATION", ""))
 
 
 class MetricsMiddleware:

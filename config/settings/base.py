@@ -294,11 +294,12 @@ SPECTACULAR_SETTINGS = {
 # has a slower source, so a Redis outage degrades the API instead of failing it
 # (core.cache.ResilientRedisCache): tokens are read from the database, rate limits count per
 # process. Short socket timeouts keep an unreachable (not just stopped) Redis from holding
-# requests; after a failure Redis is not asked again for CACHE_DOWN_SECONDS.
+# requests; after a failure Redis is not asked again for CACHE_DOWN_SECONDS. Both backends count
+# their gets, hits and misses for /metrics (core.cache_metrics).
 CACHES = {
     "default": (
         {
-            "BACKEND": "core.cache.ResilientRedisCache",
+            "BACKEND": "core.cache_metrics.MeteredResilientRedisCache",
             "LOCATION": env("REDIS_URL"),
             "DOWN_SECONDS": env.float("CACHE_DOWN_SECONDS", default=2.0),
             "OPTIONS": {
@@ -307,7 +308,7 @@ CACHES = {
             },
         }
         if env("REDIS_URL", default="")
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        else {"BACKEND": "core.cache_metrics.MeteredLocMemCache"}
     )
 }
 
@@ -599,6 +600,12 @@ MIDDLEWARE.insert(
 # figure is written, in whichever process reads these settings first.
 if env("PROMETHEUS_MULTIPROC_DIR", default=""):
     Path(env("PROMETHEUS_MULTIPROC_DIR")).mkdir(parents=True, exist_ok=True)
+# Each Celery worker's task counts and run times (core.worker_metrics), served by its main
+# process on this port to the same readers as /metrics; 0, the default, serves nothing. A prefork
+# pool's processes report through PROMETHEUS_MULTIPROC_DIR, which must then be set too.
+WORKER_METRICS_PORT = env.int("WORKER_METRICS_PORT", default=0)
+# Every interface: Prometheus scrapes the pod's or the container's own address.
+WORKER_METRICS_ADDRESS = env("WORKER_METRICS_ADDRESS", default="0.0.0.0")
 # Query counts, durations and errors per database (django-prometheus' wrapper of Django's own
 # backend, same driver): opt-in, so that the engine the tests run is the one production runs
 # unless an operator asks for the figures.

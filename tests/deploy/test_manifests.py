@@ -21,7 +21,12 @@ KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 # The oldest schema set kubernetes-validate ships that every API used here is in
 # (autoscaling/v2 and policy/v1 went GA in 1.23 and 1.21); clusters this old are still run.
 KUBERNETES_VERSION = "1.30.0"
-CUSTOM = {"keda.sh/v1alpha1": "ScaledObject", "monitoring.coreos.com/v1": "ServiceMonitor"}
+CUSTOM = {
+    ("keda.sh/v1alpha1", "ScaledObject"),
+    ("keda.sh/v1alpha1", "TriggerAuthentication"),
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    ("monitoring.coreos.com/v1", "PodMonitor"),
+}
 # The kinds of queue docker-compose runs a worker for (config.settings.base.TASK_QUEUE_KINDS,
 # plus `default` for everything not routed).
 WORKER_KINDS = sorted({*settings.TASK_QUEUE_KINDS.values(), "default"})
@@ -52,11 +57,17 @@ def deployments(docs: list[dict]) -> dict[str, dict]:
 
 
 def pod_specs(docs: list[dict]) -> list[tuple[str, dict]]:
-    return [
+    specs = [
         (d["metadata"]["name"], d["spec"]["template"]["spec"])
         for d in docs
         if d["kind"] in ("Deployment", "Job")
     ]
+    specs += [
+        (d["metadata"]["name"], d["spec"]["jobTemplate"]["spec"]["template"]["spec"])
+        for d in docs
+        if d["kind"] == "CronJob"
+    ]
+    return specs
 
 
 @pytest.mark.parametrize("path", [K8S / "base", OVERLAY], ids=["base", "production"])
@@ -64,9 +75,10 @@ def test_every_rendered_document_validates_against_the_kubernetes_schemas(path):
     docs = render(path)
     kinds = {d["kind"] for d in docs}
     assert {"Deployment", "Service", "Ingress", "Job", "PodDisruptionBudget"} <= kinds
-    assert {"HorizontalPodAutoscaler", "ScaledObject", "ConfigMap"} <= kinds
+    assert {"HorizontalPodAutoscaler", "ScaledObject", "ConfigMap", "CronJob"} <= kinds
+    assert "TriggerAuthentication" in kinds
     for doc in docs:
-        if CUSTOM.get(doc["apiVersion"]) == doc["kind"]:
+        if (doc["apiVersion"], doc["kind"]) in CUSTOM:
             continue  # no schema shipped: checked field by field below
         # strict: an unknown field (a typo) fails too.
         kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
@@ -251,9 +263,176 @@ def test_root_filesystems_are_read_only_with_the_writable_paths_mounted(docs):
         mounts = {m["mountPath"]: volumes[m["name"]] for m in main["volumeMounts"]}
         if name.startswith(("ezmax-web", "ezmax-worker")):
             claim = mounts["/app/media"]["persistentVolumeClaim"]["claimName"]
-            [pvc] = [d for d in docs if d["kind"] == "PersistentVolumeClaim"]
-            assert claim == pvc["metadata"]["name"]
+            assert claim == "ezmax-media"
+            pvc = one(docs, "PersistentVolumeClaim", claim)
             assert pvc["spec"]["accessModes"] == ["ReadWriteMany"]  # every pod mounts it
     config = one(docs, "ConfigMap", "ezmax-config")["data"]
     assert config["MEDIA_ROOT"] == "/app/media"
     assert config["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
+
+
+# --- Worker metrics, Redis authentication, the backup CronJob ------------------------------------
+
+
+def worker_deployments(docs: list[dict]) -> dict[str, dict]:
+    return {name: d for name, d in deployments(docs).items() if name.startswith("ezmax-worker-")}
+
+
+def selects(selector: dict, labels: dict[str, str]) -> bool:
+    """A label selector's matchLabels and matchExpressions (In, NotIn, Exists) against labels."""
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for expression in selector.get("matchExpressions", []):
+        value, operator = labels.get(expression["key"]), expression["operator"]
+        if operator == "In" and value not in expression["values"]:
+            return False
+        if operator == "NotIn" and value in expression["values"]:
+            return False
+        if operator == "Exists" and value is None:
+            return False
+    return True
+
+
+def test_every_worker_serves_its_task_figures_to_the_pod_monitor(docs):
+    [monitor] = [d for d in docs if d["kind"] == "PodMonitor"]
+    [endpoint] = monitor["spec"]["podMetricsEndpoints"]
+    assert endpoint["path"] == "/metrics"
+    workers = worker_deployments(docs)
+    assert sorted(workers) == [f"ezmax-worker-{kind}" for kind in WORKER_KINDS]
+    for name, deployment in workers.items():
+        [container] = deployment["spec"]["template"]["spec"]["containers"]
+        env = {v["name"]: v["value"] for v in container.get("env", [])}
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        # The port the worker listens on (WORKER_METRICS_PORT) is the one the monitor scrapes.
+        assert ports[endpoint["port"]] == int(env["WORKER_METRICS_PORT"]), name
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert selects(monitor["spec"]["selector"], labels), name
+    for name, deployment in deployments(docs).items():
+        if name not in workers:  # web has its ServiceMonitor; beat runs no task
+            labels = deployment["spec"]["template"]["metadata"]["labels"]
+            assert not selects(monitor["spec"]["selector"], labels), name
+    # Pool processes sum through the multiprocess folder, on the writable /tmp.
+    assert one(docs, "ConfigMap", "ezmax-config")["data"]["PROMETHEUS_MULTIPROC_DIR"]
+    assert endpoint["authorization"]["credentials"] == {
+        "name": "ezmax-secrets",
+        "key": "METRICS_TOKEN",
+    }
+
+
+def test_selects_refuses_labels_outside_an_in_expression():
+    selector = {"matchExpressions": [{"key": "c", "operator": "In", "values": ["a"]}]}
+    assert selects(selector, {"c": "a"})
+    assert not selects(selector, {"c": "b"})
+    assert not selects(selector, {})
+
+
+def test_every_redis_trigger_authenticates_with_the_password_from_the_secret(docs):
+    example = yaml.safe_load((K8S / "secret.example.yaml").read_text())["stringData"]
+    triggers = [
+        (doc["metadata"], trigger)
+        for doc in docs
+        if doc["kind"] == "ScaledObject"
+        for trigger in doc["spec"]["triggers"]
+        if trigger["type"] == "redis"
+    ]
+    assert len(triggers) == len(AUTOSCALED_WORKERS)
+    for metadata, trigger in triggers:
+        # No password inline, nor from the scaled pods' environment.
+        assert not {"password", "passwordFromEnv"} & trigger["metadata"].keys()
+        auth = one(docs, "TriggerAuthentication", trigger["authenticationRef"]["name"])
+        assert auth["metadata"].get("namespace") == metadata.get("namespace") == "ezmax"
+        [reference] = auth["spec"]["secretTargetRef"]
+        assert reference["parameter"] == "password"
+        assert reference["name"] == "ezmax-secrets"
+        assert reference["key"] in example  # the key the Secret is documented to hold
+    assert "REDIS_PASSWORD" not in one(docs, "ConfigMap", "ezmax-config")["data"]
+
+
+def backup_job(docs: list[dict]) -> tuple[dict, dict]:
+    cronjob = one(docs, "CronJob", "ezmax-backup")
+    return cronjob["spec"], cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+
+
+def test_a_scheduled_backup_runs_the_backup_command_one_at_a_time(docs):
+    from django.core.management import get_commands
+
+    spec, pod = backup_job(docs)
+    assert len(spec["schedule"].split()) == 5  # a cron line (the schema takes any string)
+    assert spec["concurrencyPolicy"] == "Forbid"
+    assert spec["successfulJobsHistoryLimit"] >= 1
+    assert spec["failedJobsHistoryLimit"] >= 1
+    # A hung run ends, so Forbid does not skip every later night.
+    assert spec["jobTemplate"]["spec"]["activeDeadlineSeconds"] < 24 * 3600
+    [container] = pod["containers"]
+    script = container["command"][-1]
+    assert re.findall(r"manage\.py (\w+)", script) == ["backup"]
+    assert "backup" in get_commands()
+    assert container["command"][:2] == ["sh", "-ec"]  # a failed dump fails the Job
+
+
+def test_the_backup_reads_the_document_store_and_writes_only_its_own_claim(docs):
+    _, pod = backup_job(docs)
+    [container] = pod["containers"]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
+    media = mounts["/app/media"]
+    assert media["readOnly"] is True
+    assert volumes[media["name"]]["persistentVolumeClaim"] == {
+        "claimName": "ezmax-media",
+        "readOnly": True,
+    }
+    assert one(docs, "ConfigMap", "ezmax-config")["data"]["MEDIA_ROOT"] == "/app/media"
+    env = {v["name"]: v["value"] for v in container["env"]}
+    archives = mounts[env["TMPDIR"]]  # pg_dump's file goes to the backup claim
+    assert not archives.get("readOnly")
+    claim = volumes[archives["name"]]["persistentVolumeClaim"]["claimName"]
+    assert one(docs, "PersistentVolumeClaim", claim)["spec"]["resources"]["requests"]["storage"]
+    assert claim != "ezmax-media"
+    assert f"{env['TMPDIR']}/ezmax-" in container["command"][-1]
+    assert int(env["BACKUP_KEEP"]) >= 1
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_backup_script_writes_an_archive_and_keeps_the_newest(
+    docs, postgres_required, settings, tmp_path
+):
+    """The CronJob's own script, run here with the backup claim at a temporary folder: each run
+    writes an archive that `manage.py backup` wrote (its manifest inside), a crashed run's leftovers
+    are cleared, and only the newest BACKUP_KEEP archives stay."""
+    import json
+    import os
+    import sys
+    import tarfile
+    import time
+
+    from tests.conftest import worker_env
+
+    _, pod = backup_job(docs)
+    [container] = pod["containers"]
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    script = container["command"][-1].replace("/backups", str(folder))
+    (folder / "ezmax-20000101T000000Z.tar.partial").write_bytes(b"left by a killed run")
+    (folder / "ezmax-backup-abc123").mkdir()
+    env = {
+        **worker_env(settings),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "TMPDIR": str(folder),
+        "BACKUP_KEEP": "2",
+    }
+    written = []
+    for _ in range(3):
+        done = subprocess.run(["sh", "-ec", script], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=300, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        written.append(max(folder.glob("ezmax-*.tar")))
+        time.sleep(1.1)  # archives are named by the second
+    assert len(set(written)) == 3
+    kept = sorted(folder.iterdir())
+    assert kept == written[1:]  # BACKUP_KEEP: the two newest of three, nothing else
+    with tarfile.open(kept[-1]) as archive:
+        manifest = json.load(archive.extractfile("manifest.json"))
+        assert "database.dump" in archive.getnames()
+    assert manifest["database"] == "postgresql"
