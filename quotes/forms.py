@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections import Counter
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -17,7 +19,17 @@ from core import vocabulary
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
 from planner.models import Design
 from planner.selectors import designs_visible_to
-from quotes.models import LineKind
+from quotes.models import LineKind, QuoteLine
+from quotes.services.lines_grid import (
+    CATEGORY,
+    CATEGORY_DISCOUNT,
+    DISCOUNT,
+    QUANTITY,
+    UNIT_PRICE,
+    LineCells,
+    category_label,
+    cell_name,
+)
 from quotes.services.terms import ACCEPTANCE, MILESTONES
 
 
@@ -326,3 +338,139 @@ class DeclineForm(forms.Form):
     name = forms.CharField(label=_("Your name"), max_length=200)
     email = forms.EmailField(label=_("Your email"))
     reason = forms.CharField(label=_("Why?"), widget=forms.Textarea(attrs={"rows": 3}))
+
+
+GRID_FORM_ID = "lines-grid"
+OPTIONAL = "is_optional"
+_PLAIN_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)$")
+
+
+class PlainDecimalField(forms.DecimalField):
+    """A number as people type it: digits and one decimal point. "1e3" is refused in words
+    rather than read as 1000 (issue 27 item 5)."""
+
+    # Typed as the stubs type DecimalField's (an IntegerField's there): a Decimal or None.
+    def to_python(self, value: Any) -> Any:
+        text = str(value).strip() if value is not None else ""
+        if text and not _PLAIN_NUMBER.match(text):
+            raise forms.ValidationError(
+                _("Enter a plain number such as 1200.50 (no exponent such as 1e3)."),
+                code="invalid",
+            )
+        return super().to_python(text)
+
+
+def _at_least_one(value: int) -> None:
+    if value < 1:
+        raise forms.ValidationError(_("The quantity is at least 1; delete the line instead."))
+
+
+def _not_negative(value: Decimal) -> None:
+    if value < 0:
+        raise forms.ValidationError(_("A price cannot be negative."))
+
+
+def _a_discount(value: Decimal) -> None:
+    if not Decimal("0") <= value <= Decimal("100"):
+        raise forms.ValidationError(_("A discount is between 0 and 100%."))
+
+
+class LinesGridForm(forms.Form):
+    """The quote page's grid of lines: a quantity, unit price, discount and optional flag per
+    line (inputs named `line-<id>-<cell>`), and a discount for one catalog category. The ranges
+    are the service's (`revision_lines_update`), as for one line; checked here too, in the same
+    words, so that a cell that is no number and one out of range are marked in one answer. A
+    unit price left empty means the price list's price; a discount left empty, none."""
+
+    form_id = GRID_FORM_ID
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    category = forms.ChoiceField(label=_("Category"), required=False)
+    category_discount = PlainDecimalField(
+        label=_("Discount for the category (%)"),
+        required=False,
+        max_digits=5,
+        decimal_places=2,
+        validators=[_a_discount],
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}),
+    )
+
+    def __init__(
+        self, *args: Any, lines: Sequence[QuoteLine], categories: Sequence[str], **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines = list(lines)
+        category_field = self.fields[CATEGORY]
+        assert isinstance(category_field, forms.ChoiceField)
+        category_field.choices = [("", _("Choose a category")), *(
+            (value, category_label(value)) for value in categories
+        )]  # fmt: skip
+        for line in self.lines:
+            self._add_cells(line)
+        for field in self.fields.values():
+            # The cells sit in the table, outside the form element: tied to it by id.
+            field.widget.attrs["form"] = GRID_FORM_ID
+
+    def _add_cells(self, line: QuoteLine) -> None:
+        def cell(column: str, inputmode: str, css: str, **attrs: Any) -> forms.TextInput:
+            return forms.TextInput(
+                attrs={
+                    "inputmode": inputmode,
+                    "autocomplete": "off",
+                    "class": css,
+                    "data-col": column,
+                    **attrs,
+                }
+            )
+
+        self.fields[cell_name(line.pk, QUANTITY)] = forms.IntegerField(
+            label=_("Quantity"),
+            initial=line.quantity,
+            validators=[_at_least_one],
+            widget=cell(QUANTITY, "numeric", "narrow", **{"aria-label": _("Quantity")}),
+        )
+        # An empty unit price is the price list's: shown as its placeholder, the current one.
+        shown = f"{line.unit_price:.2f}" if not line.to_be_priced else _("Unit price")
+        self.fields[cell_name(line.pk, UNIT_PRICE)] = PlainDecimalField(
+            label=_("Unit price"),
+            required=False,
+            max_digits=16,
+            decimal_places=2,
+            initial=line.override_unit_price,
+            validators=[_not_negative],
+            widget=cell(
+                UNIT_PRICE, "decimal", "price", placeholder=shown, **{"aria-label": _("Unit price")}
+            ),
+        )
+        self.fields[cell_name(line.pk, DISCOUNT)] = PlainDecimalField(
+            label=_("Discount %"),
+            required=False,
+            max_digits=5,
+            decimal_places=2,
+            initial=line.discount_percent,
+            validators=[_a_discount],
+            widget=cell(DISCOUNT, "decimal", "narrow", **{"aria-label": _("Discount %")}),
+        )
+        self.fields[cell_name(line.pk, OPTIONAL)] = forms.BooleanField(
+            label=_("optional"), required=False, initial=line.is_optional
+        )
+
+    def cells(self) -> list[LineCells]:
+        data = self.cleaned_data
+        return [
+            LineCells(
+                line_id=line.pk,
+                quantity=data[cell_name(line.pk, QUANTITY)],
+                unit_price=data[cell_name(line.pk, UNIT_PRICE)],
+                discount_percent=data[cell_name(line.pk, DISCOUNT)] or Decimal("0"),
+                is_optional=data[cell_name(line.pk, OPTIONAL)],
+            )
+            for line in self.lines
+        ]
+
+    def category_change(self) -> dict[str, Any]:
+        """The category discount, when a category is chosen (its percent checked by the
+        service, which says when it is missing)."""
+        category = self.cleaned_data.get(CATEGORY) or ""
+        if not category:
+            return {}
+        return {"category": category, "category_discount": self.cleaned_data[CATEGORY_DISCOUNT]}

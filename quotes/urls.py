@@ -24,6 +24,7 @@ urlpatterns = [
     path("<int:pk>/r<int:number>/discount/", views.revision_discount, name="revision-discount"),
     path("<int:pk>/r<int:number>/terms/", views.terms_update, name="revision-terms"),
     path("<int:pk>/r<int:number>/lines/add/", views.line_add, name="line-add"),
+    path("<int:pk>/r<int:number>/lines/", views.revision_lines, name="revision-lines"),
     path("<int:pk>/r<int:number>/freight/", views.freight_update, name="revision-freight"),
     path("<int:pk>/r<int:number>/quote.xlsx", views.quote_xlsx, name="revision-xlsx"),
     re_path(

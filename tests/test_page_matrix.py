@@ -112,6 +112,7 @@ PAGES = {
     "quotes:revision-action": lambda side: {"pk": side.quote.pk, "number": 0, "action": "submit"},
     "quotes:revision-discount": _revision,
     "quotes:revision-freight": _revision,
+    "quotes:revision-lines": _revision,
     "quotes:revision-terms": _revision,
     "quotes:revision-xlsx": _revision,
     "quotes:line-add": _revision,

@@ -196,12 +196,11 @@ def test_a_sales_engineers_day(live_server, browser, language, start_worker):
     # The seed catalog lacks a part the default 64-GPU design needs (a catalog gap): priced by
     # hand on the page, as the callout asks, before the quote can be submitted.
     gaps = page.locator("tr.to-be-priced")
-    for _ in range(gaps.count()):  # each Save reloads the page: the first gap left
-        line = gaps.nth(0).get_attribute("data-line")
+    for line in [gaps.nth(i).get_attribute("data-line") for i in range(gaps.count())]:
         unpriced.append(page.locator(f"tr[data-line='{line}']").inner_text())
-        page.fill(f"input[form=line-{line}][name=override_unit_price]", "1200.00")
-        page.click(f"form#line-{line} button[type=submit]")
-        page.wait_for_load_state("networkidle")
+        page.fill(f"input[name=line-{line}-unit_price]", "1200.00")
+    with page.expect_navigation():  # one Save for the whole grid
+        page.click("[data-testid=save-grid]")
     assert not page.locator("[data-testid=unpriced-callout]").count()
 
     # 15 % on every product: above the 10 % policy, so a manager must approve.

@@ -196,11 +196,11 @@ def test_quote_line_edit_survives_expiry(live_server, browser, engineer):
     page.goto(f"{base}/accounts/login/")
     _log_in(page, base)
     page.goto(f"{base}/quotes/{quote.pk}/")
-    quantity = f"input[form=line-{line.pk}][name=quantity]"
+    quantity = f"input[name=line-{line.pk}-quantity]"
     page.fill(quantity, "37")
 
     Session.objects.all().delete()
-    page.click(f"#line-{line.pk} button[type=submit]")
+    page.click("[data-testid=save-grid]")
     page.wait_for_url("**/accounts/login/**")
     _log_in(page, base, expect_expired=True)
 
@@ -208,8 +208,8 @@ def test_quote_line_edit_survives_expiry(live_server, browser, engineer):
     assert page.input_value(quantity) == "37"
     line.refresh_from_db()
     assert line.quantity != 37  # kept in the browser, not yet saved
-    page.click(f"#line-{line.pk} button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    with page.expect_navigation():
+        page.click("[data-testid=save-grid]")
     line.refresh_from_db()
     assert line.quantity == 37
     # Saved: a fresh visit shows the server's page, with nothing restored.

@@ -29,6 +29,12 @@ from quotes.services.errors import (
     TransitionNotAllowed,
 )
 from quotes.services.growth import quote_growth_revise as quote_growth_revise
+from quotes.services.lines_grid import (
+    LineCells,
+    LinesInvalid,
+    QuoteNotFound,
+    revision_lines_update,
+)
 from quotes.services.numbering import quote_number
 from quotes.services.prices import CatalogItem, _unpriced_lines, policy_rules
 from quotes.services.records import audit_record
@@ -59,11 +65,14 @@ __all__ = [
     "ApprovalRequired",
     "CatalogItem",
     "ContentChanged",
+    "LineCells",
+    "LinesInvalid",
     "NotPermitted",
     "QuoteExpired",
     "QuoteHasUnpricedLines",
     "QuoteInvalid",
     "QuoteNotEditable",
+    "QuoteNotFound",
     "TransitionNotAllowed",
     "_unpriced_lines",
     "audit_record",
@@ -85,6 +94,7 @@ __all__ = [
     "revision_line_add",
     "revision_line_delete",
     "revision_line_update",
+    "revision_lines_update",
     "revision_reject",
     "revision_send",
     "revision_submit",

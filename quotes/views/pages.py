@@ -20,8 +20,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from core.downloads import download
+from core.errors import DomainError
 from core.services import user_signed_in
-from core.view_errors import refused_as_message, refused_on_form
+from core.view_errors import refusal_text, refused_as_message, refused_on_form
 from core.vocabulary import policy_label
 from quotes import exports, selectors, services, transitions
 from quotes.documents import document_request
@@ -34,12 +35,24 @@ from quotes.forms import (
     LineAddForm,
     LineDeleteForm,
     LineForm,
+    LinesGridForm,
     QuoteCreateForm,
     RejectForm,
     TermsForm,
 )
 from quotes.history import history_rows
 from quotes.models import DocumentStatus, LineKind, Quote, QuoteLine, QuoteRevision, ShareLink
+from quotes.services.errors import QuoteInvalid, VersionConflict
+from quotes.services.lines_grid import (
+    DISCOUNT,
+    GRID_KINDS,
+    QUANTITY,
+    UNIT_PRICE,
+    category_label,
+    cell_name,
+    grid_numbers,
+    line_categories,
+)
 from quotes.services.terms import milestones_shown
 from quotes.transitions import Action
 from quotes.views.documents import DocumentRequestForm
@@ -126,8 +139,20 @@ def _common_discount(lines: list[QuoteLine]) -> Decimal | None:
 @permission_required("quotes.view_quote", raise_exception=True)
 def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
     quote = _quote(request, pk)
+    context = _detail_context(request, quote, request.GET.get("rev"))
+    return render(request, "quotes/quote_detail.html", context)
+
+
+def _detail_context(
+    request: HttpRequest,
+    quote: Quote,
+    number: str | None,
+    *,
+    grid: LinesGridForm | None = None,
+) -> dict[str, Any]:
+    """The quote page's context, for the revision `number` (the latest when None); with `grid`,
+    the lines grid as posted (what was typed, and its errors) instead of the stored values."""
     revisions = list(selectors.revisions_of(quote))
-    number = request.GET.get("rev")
     revision = next((r for r in revisions if str(r.number) == number), revisions[0])
     lines = list(revision.lines.order_by("position", "id"))
     share_links = list(revision.share_links.all())
@@ -136,38 +161,106 @@ def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
         revision,
         is_latest=revision.pk == revisions[0].pk,
     )
-    return render(
-        request,
-        "quotes/quote_detail.html",
-        {
-            "quote": quote,
-            "revision": revision,
-            "revisions": revisions,
-            "groups": selectors.grouped_lines(lines),
-            "show_margin": selectors.can_view_margin(request.user),
-            "actions": actions,
-            # Approval reasons matter while the revision can still change (is not yet sent).
-            # Not yet sent: a draft, or submitted and waiting (the approval callout shows).
-            "is_open": any(
-                transitions.allows(revision.status, action)
-                for action in (Action.EDIT, Action.WITHDRAW)
-            ),
-            "discount_form": DiscountForm(initial={"discount_percent": _common_discount(lines)}),
-            "line_add_form": LineAddForm(),
-            "terms_form": TermsForm(initial=TermsForm.initial_for(revision)),
-            "freight_form": FreightForm(initial={"freight": _freight_amount(lines)}),
-            "milestones": milestones_shown(revision.payment_milestones),
-            "reject_form": RejectForm(),
-            "share_links": share_links,
-            "share_panels": share_panels(request, revision, share_links),
-            "history": history_rows(selectors.audit_events_of(quote)[:50]),
-            "decision": getattr(revision, "decision", None),
-            "documents": revision.documents.order_by("-created_at"),
-            "document_form": DocumentRequestForm(
-                initial={"language": quote.customer.preferred_language}
-            ),
-        },
+    if "edit" in actions:
+        grid = grid if grid is not None else _grid_form(lines, None, revision)
+        _attach_rows(grid, lines)
+    else:
+        grid = None
+    return {
+        "quote": quote,
+        "revision": revision,
+        "revisions": revisions,
+        "groups": selectors.grouped_lines(lines),
+        "show_margin": selectors.can_view_margin(request.user),
+        "actions": actions,
+        "grid": grid,
+        # Approval reasons matter while the revision can still change (is not yet sent).
+        # Not yet sent: a draft, or submitted and waiting (the approval callout shows).
+        "is_open": any(
+            transitions.allows(revision.status, action) for action in (Action.EDIT, Action.WITHDRAW)
+        ),
+        "discount_form": DiscountForm(initial={"discount_percent": _common_discount(lines)}),
+        "line_add_form": LineAddForm(),
+        "terms_form": TermsForm(initial=TermsForm.initial_for(revision)),
+        "freight_form": FreightForm(initial={"freight": _freight_amount(lines)}),
+        "milestones": milestones_shown(revision.payment_milestones),
+        "reject_form": RejectForm(),
+        "share_links": share_links,
+        "share_panels": share_panels(request, revision, share_links),
+        "history": history_rows(selectors.audit_events_of(quote)[:50]),
+        "decision": getattr(revision, "decision", None),
+        "documents": revision.documents.order_by("-created_at"),
+        "document_form": DocumentRequestForm(
+            initial={"language": quote.customer.preferred_language}
+        ),
+    }
+
+
+def _grid_form(lines: list[QuoteLine], data: Any, revision: QuoteRevision) -> LinesGridForm:
+    """The grid form over the lines it edits, at the revision's version."""
+    editable = [line for line in lines if line.kind in GRID_KINDS]
+    categories = line_categories(editable)
+    return LinesGridForm(
+        data,
+        lines=editable,
+        categories=sorted(set(categories.values()), key=category_label),
+        initial={"version": revision.version},
     )
+
+
+def _attach_rows(form: LinesGridForm, lines: list[QuoteLine]) -> None:
+    """Each line the grid edits gets its row for the template (`line.grid`): its cells, number
+    and catalog category."""
+    editable = [line for line in lines if line.kind in GRID_KINDS]
+    categories = line_categories(editable)
+    numbers = grid_numbers(lines)
+    for line in editable:
+        if cell_name(line.pk, QUANTITY) not in form.fields:
+            continue  # added since the grid was posted: shown read-only until the page reloads
+        row: dict[str, Any] = {
+            cell: form[cell_name(line.pk, cell)]
+            for cell in (QUANTITY, UNIT_PRICE, DISCOUNT, "is_optional")
+        }
+        row["number"] = numbers.get(line.pk)
+        row["category"] = categories.get(line.pk, "")
+        setattr(line, "grid", row)  # noqa: B010 (a template's attribute, not a model field)
+
+
+@require_POST
+@login_required
+@permission_required("quotes.change_quote", raise_exception=True)
+def revision_lines(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The grid's one save: every line's cells and a category's discount, or nothing. Refused,
+    the page comes back with what was typed and each error beside its cell."""
+    quote = _quote(request, pk)
+    revision = get_object_or_404(quote.revisions, number=number)
+    form = _grid_form(list(revision.lines.order_by("position", "id")), request.POST, revision)
+    status = 400
+    if form.is_valid():
+        try:
+            services.revision_lines_update(
+                user=user_signed_in(request.user),
+                quote=quote,
+                revision_number=number,
+                version=form.cleaned_data["version"],
+                changes=form.cells(),
+                **form.category_change(),
+            )
+        except (QuoteInvalid, VersionConflict) as error:  # the cells, or a page gone stale
+            error.add_to_form(form)
+            status = error.http_status
+        except DomainError as error:  # no longer editable...: no grid left to show it on
+            messages.error(request, refusal_text(error))
+            return _back(revision)
+        else:
+            _announce_approval_state(request, revision)
+            return _back(revision)
+    context = _detail_context(request, quote, str(number), grid=form)
+    if context["grid"] is None:
+        with refused_as_message(request):
+            transitions.require(Action.EDIT, revision)
+        return _back(revision)
+    return render(request, "quotes/quote_detail.html", context, status=status)
 
 
 @require_POST
@@ -370,20 +463,23 @@ def line_update(request: HttpRequest, pk: int, line_id: int) -> HttpResponse:
         messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
         return _back(line.revision)
     data: dict[str, Any] = form.cleaned_data
-    # The cost input is on the page only for those who see margins, on lines priced by hand:
-    # left out, the cost stays as it is (an empty input clears it, as the price's does).
-    cost = {"override_unit_cost": data["override_unit_cost"]}
+    # The grid (revision_lines) carries quantities, prices and the optional flag; the line's own
+    # form only what the grid lacks: a SKU, and a unit cost (for those who see margins, on lines
+    # priced by hand). What a post leaves out stays as it is; an empty input clears it.
+    posted = {
+        name: data[name]
+        for name in ("override_unit_price", "override_unit_cost", "is_optional")
+        if name in request.POST
+    }
     with refused_as_message(request):
         services.revision_line_update(
             user=user_signed_in(request.user),
             line=line,
             quantity=data["quantity"],
             discount_percent=data["discount_percent"],
-            override_unit_price=data["override_unit_price"],
-            is_optional=data["is_optional"],
             sku=data["sku"].strip() or None,
             expected_version=data["version"],
-            **(cost if "override_unit_cost" in request.POST else {}),
+            **posted,
         )
         _announce_approval_state(request, line.revision)
     return _back(line.revision)
