@@ -323,6 +323,19 @@ ENDPOINTS = [
 ]
 
 
+def selected_endpoints() -> list[tuple[str, str, str, bytes | None]]:
+    """ENDPOINTS, or those whose path holds one of BENCH_LOAD_ONLY's comma-separated words
+    (`BENCH_LOAD_ONLY=quotes python -m bench load`): one list measured again after a change,
+    without the minutes the others take."""
+    words = [w.strip() for w in os.environ.get("BENCH_LOAD_ONLY", "").split(",") if w.strip()]
+    return [e for e in ENDPOINTS if not words or any(w in e[2] for w in words)]
+
+
+def database_vendor(env: dict[str, str]) -> str:
+    """The database the figures are of: the goals are PostgreSQL's (production runs it)."""
+    return env["DATABASE_URL"].split(":", 1)[0]
+
+
 # --- Beside a worker rendering PDFs --------------------------------------------------------------
 
 DOCUMENTS_QUEUED = 40  # at about 2 s of CPU each, more than the measurement can finish
@@ -406,7 +419,7 @@ def measure_beside_worker(port: int, token: str, env: dict[str, str]) -> list[tu
             if time.monotonic() > deadline:
                 raise RuntimeError("the worker did not start rendering within 60 s")
             time.sleep(0.5)
-        for label, method, path, body in ENDPOINTS:
+        for label, method, path, body in selected_endpoints():
             short = label.split(" (")[0]
             cpu_before, started = group_cpu_seconds(worker.pid), time.monotonic()
             if shutil.which("wrk"):
@@ -440,13 +453,14 @@ def run() -> list[tuple]:
     seeded = time.monotonic()
     token = prepare(env)
     results: list[tuple] = [
-        ("seeding 1,000 designs and 1,000 quotes", time.monotonic() - seeded, "s")
-    ]
+        (f"seeding 1,000 designs and 1,000 quotes ({database_vendor(env)})",
+         time.monotonic() - seeded, "s")
+    ]  # fmt: skip
     port = _free_port()
     server = start_gunicorn(env, port)
     results.append(("load average (1 min) before measuring, 2 cores", load_average(), "load"))
     try:
-        for label, method, path, body in ENDPOINTS:
+        for label, method, path, body in selected_endpoints():
             short = label.split(" (")[0]
             alone = single_thread(port, token, method, path, body, SINGLE_REQUESTS)
             results.append((f"{short}, one connection: median per request", alone["median"]))

@@ -277,6 +277,19 @@ def page(browser):
     context.close()
 
 
+# htmx marks the element whose request is in flight (and, briefly, what it swaps and settles).
+_HTMX_BUSY = ".htmx-request, .htmx-swapping, .htmx-settling"
+
+
+def settle(page) -> None:
+    """Wait until the page has loaded and no htmx request is in flight. Playwright's
+    "networkidle" waits for 500 ms without traffic after every page, which cost the page walks
+    more than their pages took to draw; htmx's own classes say when its requests are done (a
+    `hx-trigger="load"` request starts while the document loads, before the load event)."""
+    page.wait_for_load_state("load")
+    page.wait_for_function(f"() => !document.querySelector({_HTMX_BUSY!r})")
+
+
 def screenshot(page, name: str) -> str:
     os.makedirs(ARTIFACTS, exist_ok=True)
     path = os.path.join(ARTIFACTS, f"{name}.png")

@@ -17,9 +17,8 @@ from planner.services import design_create
 from tests.conftest import load_seed_catalog
 
 SMALL = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail", "leaf": "64x400"}
-# Eight rail planes of 64x800 leaves: the largest request the API accepts (MAX_GPUS), about two
-# million cables (290 MB of CSV, some 70 s to write on this machine).
-MILLION = {"gpus": 1_000_000, "nic_speed": 400, "fabric": "rail", "leaf": "64x800", "planes": 8}
+# 16,384 GPUs on 64x400 rail leaves: 2,048 servers' 16,384 NIC cables plus the switch tiers'.
+LARGE = {"gpus": 16_384, "nic_speed": 400, "fabric": "rail", "leaf": "64x400"}
 
 
 def client_for(user) -> APIClient:
@@ -210,10 +209,16 @@ def test_job_writes_the_same_rows_as_the_stream(
 @pytest.mark.slow
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_million_gpu_cabling_is_a_job_a_worker_finishes(seed_committed, engineer, start_worker):
-    design = design_create(owner=engineer, name="1M", request_data=MILLION)
+def test_a_large_cabling_export_is_a_job_whose_bar_moves(
+    seed_committed, engineer, settings, start_worker
+):
+    """A cabling schedule over the cap is queued, not streamed, and a real worker writes it with
+    a bar that moves. The million-GPU schedule itself (2.8 M rows, about a minute of writing)
+    is timed by `make bench` (bench/handover.py), not here: the job's code is the same at every
+    size, and this size takes the worker a few seconds, long enough to watch the bar."""
+    design = design_create(owner=engineer, name="16k", request_data=LARGE)
     cables = design.result["cables_total"]
-    assert cables > 100_000  # over the default cap
+    settings.EXPORT_SYNC_MAX_ROWS = cables - 1  # one row over the cap
     client = client_for(engineer)
     started = time.monotonic()
     response = client.get(f"/api/v1/designs/{design.pk}/cabling.csv")
@@ -231,8 +236,7 @@ def test_million_gpu_cabling_is_a_job_a_worker_finishes(seed_committed, engineer
         seen.add(_done(job).progress)
         return job.status in ("done", "failed")
 
-    assert wait_for(finished, 280, every=1), f"{job.status} at {job.progress}%"
-    print(f"\n{cables:,} cables exported in {time.monotonic() - started:.0f} s")
+    assert wait_for(finished, 120, every=0.1), f"{job.status} at {job.progress}%"
     assert job.status == "done", job.error
     assert len(seen - {0, 100}) >= 2  # the bar moved in between
     data = _downloaded(client, body)

@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 
 from core.roles import SALES_MANAGER
-from tests.conftest import load_seed_catalog
+from tests.conftest import load_seed_catalog, settle
 from tests.core.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
@@ -200,7 +200,7 @@ MEASURE = r"""
 
 def _measure(page, url: str, name: str) -> dict:
     page.goto(url)
-    page.wait_for_load_state("networkidle")
+    settle(page)
     found = page.evaluate(MEASURE)
     heading = page.locator("main h1").first
     found["heading"] = heading.count() == 1 and heading.is_visible()
@@ -213,7 +213,7 @@ def _measure(page, url: str, name: str) -> dict:
 def _summary_in_view(page, url: str) -> bool:
     """The wizard's live summary is inside the viewport while its first input has the focus."""
     page.goto(url)
-    page.wait_for_load_state("networkidle")
+    settle(page)
     first = page.locator(".wizard-form .fields input:not([type=hidden]):visible").first
     first.focus()
     first.press("End")

@@ -38,7 +38,7 @@ from quotes.api.preconditions import (
     expected_version,
     tagged,
 )
-from quotes.api.summaries import QUOTE_COLUMNS, quote_summaries
+from quotes.api.summaries import QUOTE_ROWS, quote_summaries
 from quotes.exports import XLSX_TYPE, quote_xlsx
 from quotes.filters import QuoteFilter
 from quotes.models import Quote, QuoteLine, QuoteRevision
@@ -109,8 +109,8 @@ class QuoteViewSet(
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # The summaries' columns only, as dictionaries (quotes.api.summaries says why): the
         # visible quotes, filtered and paged as before, then one query for their revisions.
-        quotes = self.filter_queryset(self.visible(self.viewer))
-        page = self.paginate_queryset(quotes.values(*QUOTE_COLUMNS))
+        rows = selectors.visible_of(QUOTE_ROWS, self.viewer).order_by("-pk")
+        page = self.paginate_queryset(self.filter_queryset(rows))
         assert page is not None  # the API always pages (settings: DEFAULT_PAGINATION_CLASS)
         return self.get_paginated_response(quote_summaries(page))
 

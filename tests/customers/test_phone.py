@@ -6,6 +6,7 @@ import pytest
 
 from customers.models import Customer
 from customers.services import contact_create, customer_create
+from tests.conftest import settle
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -59,7 +60,7 @@ def test_customer_pages_fit_a_390px_phone_in_both_languages(live_server, browser
         page.wait_for_selector("[data-testid=current-user]")
         for name, path in pages.items():
             page.goto(f"{base}{path}")
-            page.wait_for_load_state("networkidle")
+            settle(page)
             key = f"{language}-{name}"
             measured[key] = page.evaluate("document.documentElement.scrollWidth")
             heading = page.locator("main h1").first
