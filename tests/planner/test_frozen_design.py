@@ -109,6 +109,7 @@ def _downloads(design: Design, client, api: APIClient) -> dict[str, Any]:
     return files
 
 
+@pytest.mark.slow  # every export twice, the PDFs included
 @pytest.mark.django_db
 def test_every_export_is_unchanged_after_the_catalog_reprices_and_retires_a_part(
     saved, engineer, client, django_capture_on_commit_callbacks

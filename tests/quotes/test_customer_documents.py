@@ -118,6 +118,7 @@ def seed(db):
     load_seed_catalog()
 
 
+@pytest.mark.slow  # renders and reads back three PDFs
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_approved_documents_carry_no_internal_matter(seed, engineer, language):
     quote, gaps = priced_gap_quote(engineer)

@@ -29,6 +29,7 @@ def _text(document) -> str:
     return text.replace("\x00", "")
 
 
+@pytest.mark.slow  # two proposal PDFs rendered and read back
 @pytest.mark.django_db
 def test_the_proposal_lists_the_alternatives_in_both_languages(engineer):
     load_seed_catalog()
