@@ -92,7 +92,20 @@ def _million() -> list[tuple[str, float] | tuple[str, float, str]]:
         page = replace(elevations, racks=elevations.racks[:HANDOVER_RACKS_PER_PAGE])
         elevations_svg(page, {"power": "", "max": "", "over": "", "cable_manager": ""})
         pages.append(time.perf_counter() - start)
+    # The cabling schedule as the export job writes it (planner.exports.jobs: these chunks, one
+    # a row), once: about a minute. tests/test_limits.py runs the job itself in a real worker at
+    # 16,384 GPUs; this is its figure at the largest request the API takes.
+    from planner.exports.files import cabling_csv_chunks
+
+    start, size_bytes, rows = time.perf_counter(), 0, -1  # the first chunk is the header
+    for chunk in cabling_csv_chunks(iter_cabling(design)):
+        size_bytes += len(chunk.encode())
+        rows += 1
+    csv_s = time.perf_counter() - start
     return [
         ("1,000,000 GPUs: rack elevations (36,288 racks)", sorted(runs)[1], "s"),
         ("1,000,000 GPUs: one handover page's drawing", sorted(pages)[1]),
+        ("1,000,000 GPUs: cabling CSV export, rows", float(rows), "rows"),
+        ("1,000,000 GPUs: cabling CSV export, written in", csv_s, "s"),
+        ("1,000,000 GPUs: cabling CSV export, size", size_bytes / 1e6, "MB"),
     ]
