@@ -52,6 +52,12 @@ def quotes_visible_to(user: User) -> QuerySet[Quote]:
     return visible_of(quotes, user)
 
 
+def quotes_listed_to(user: User) -> QuerySet[Quote]:
+    """The quotes list page's rows: the customer and owner it shows joined, and nothing of the
+    design (whose stored request and result are large JSON columns the list never shows)."""
+    return visible_of(Quote.objects.select_related("customer", "owner"), user)
+
+
 def visible_of(quotes: QuerySet[Quote, _Row], user: User) -> QuerySet[Quote, _Row]:
     """`quotes` (any queryset of quotes: a `values()` one too) cut to those `user` may see; the
     one rule `quotes_visible_to` applies. The API's list passes its rows' `values()` queryset,

@@ -9,13 +9,10 @@ that. Numbers, dates and times are rendered as the serializer's field types rend
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from django.db import connections
 from django.db.models import QuerySet
-from django.db.models.sql.compiler import SQLCompiler
 
 from core.api.values import DateTimeText, date_text, decimal_text
 from quotes.models import Quote, QuoteRevision
@@ -48,37 +45,12 @@ _REVISION_ROWS: QuerySet[QuoteRevision, dict[str, Any]] = QuoteRevision.objects.
 )
 
 
-@functools.cache
-def _revisions_statement(alias: str, count: int) -> tuple[str, SQLCompiler, dict[int, Any]]:
-    """The SQL of `_REVISION_ROWS` for `count` quote ids, compiled by the ORM once per page size
-    (at most 100, core.pagination); the compiler converts the rows as the ORM would (SQLite's
-    decimals and times). Building and compiling that query took half of the revisions' time,
-    the same work for every page of a size (bench.load)."""
-    compiler = _REVISION_ROWS.filter(quote_id__in=range(count)).query.get_compiler(alias)
-    sql, params = compiler.as_sql()
-    if list(params) != list(range(count)):  # one placeholder per id, in order
-        raise RuntimeError(f"unexpected parameters for the revisions of {count} quotes")
-    converters = compiler.get_converters([column for column, _sql, _alias in compiler.select])
-    return sql, compiler, converters
-
-
 def current_revisions(quote_ids: list[int]) -> dict[int, Mapping[str, Any]]:
     """The current (highest-numbered) revision of each quote, by quote id: one query. All the
     page's revisions are read (a quote has a handful) and the highest of each kept: SQLite ran a
     correlated subquery for the highest number once per revision, a third of the request."""
-    if not quote_ids:
-        return {}
-    alias = _REVISION_ROWS.db
-    sql, compiler, converters = _revisions_statement(alias, len(quote_ids))
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql, quote_ids)
-        rows: Iterable[Sequence[Any]] = cursor.fetchall()
-    if converters:
-        rows = compiler.apply_converters(rows, converters)
-    names = compiler.query.values_select
     current: dict[int, Mapping[str, Any]] = {}
-    for values in rows:
-        row = dict(zip(names, values, strict=True))
+    for row in _REVISION_ROWS.filter(quote_id__in=quote_ids):
         held = current.get(row["quote_id"])
         if held is None or held["number"] < row["number"]:
             current[row["quote_id"]] = row

@@ -81,7 +81,7 @@ def _back(revision: QuoteRevision) -> HttpResponseRedirect:
 @login_required
 @permission_required("quotes.view_quote", raise_exception=True)
 def quote_list(request: HttpRequest) -> HttpResponse:
-    quotes = selectors.quotes_visible_to(request.user)
+    quotes = selectors.quotes_listed_to(request.user)
     # Archived drafts leave the list; `?archived=1` shows them (to restore or delete).
     show_archived = request.GET.get("archived") == "1"
     quotes = quotes.filter(archived_at__isnull=not show_archived)
