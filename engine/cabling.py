@@ -271,6 +271,7 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
 
     def flush() -> CablingRow:
         first = pending[0]
+        single = len(pending) == 1
         counter[0] += 1
         group = first.group
         shared = parts.get(id(group))
@@ -284,12 +285,13 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
             b_plug=shared.b_plug,
             cable=shared.cable,
             plane=plane.name,
-            a_device=_devices(link.a_device for link in pending),
-            a_port="+".join(link.a_port for link in pending),
-            b_device=_devices(link.b_device for link in pending),
-            b_port="+".join(link.b_port for link in pending),
+            # Most cables carry one link: its own names, without joining (2.8 M rows at 1M GPUs).
+            a_device=first.a_device if single else _devices(link.a_device for link in pending),
+            a_port=first.a_port if single else "+".join(link.a_port for link in pending),
+            b_device=first.b_device if single else _devices(link.b_device for link in pending),
+            b_port=first.b_port if single else "+".join(link.b_port for link in pending),
             media=first.group.media,
-            length_m=max(link.group.length_m for link in pending),
+            length_m=group.length_m if single else max(link.group.length_m for link in pending),
             cable_sku=first.group.cable_sku,
             links=len(pending),
             label=f"{prefix}-{counter[0]:07d}",
