@@ -17,8 +17,6 @@ urlpatterns = [
     path("<int:pk>/wizard/<slug:step>/", views.wizard, name="wizard"),
     path("<int:pk>/wizard/<slug:step>/preview/", views.wizard_preview, name="wizard-preview"),
     path("<int:pk>/bom.csv", views.export_bom_csv, name="bom-csv"),
-    path("<int:pk>/bom.xlsx", views.export_bom_xlsx, name="bom-xlsx"),
-    path("<int:pk>/cabling.csv", views.export_cabling_csv, name="cabling-csv"),
     path("<int:pk>/request.json", views.export_request_json, name="request-json"),
     path("", include("planner.handover.urls")),
     path("", include("planner.asbuilt.urls")),

@@ -18,7 +18,6 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
-    StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -28,7 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_filters.views import FilterView
 
 from catalog.selectors import default_price_list, price_map
-from core.downloads import download, download_stream
+from core.downloads import download
 from core.view_errors import refused_as_message
 from customers.models import Customer
 from customers.selectors import customers_visible_to
@@ -518,33 +517,6 @@ def export_bom_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return download(
         exports.design_bom_csv(design=design, readable=True),
         filename=f"design-{pk}-bom.csv",
-        content_type="text/csv",
-    )
-
-
-@login_required
-@require_GET
-@design_refusals
-def export_bom_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
-    design = _sized(request, pk)
-    return download(
-        exports.design_bom_xlsx(design=design),
-        filename=f"design-{pk}-bom.xlsx",
-        content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    )
-
-
-@login_required
-@require_GET
-@design_refusals
-def export_cabling_csv(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    design = _visible(request, pk)
-    if design.result is None:
-        raise Http404(_("This draft does not size yet; fix its errors first."))
-    rows = services.design_cabling(design=design)
-    return download_stream(
-        exports.cabling_csv_chunks(rows),
-        filename=f"design-{design.pk}-cabling.csv",
         content_type="text/csv",
     )
 

@@ -246,6 +246,10 @@ REST_FRAMEWORK = {
 SHARE_THROTTLE_RATE = env("SHARE_THROTTLE_RATE", default="60/min")
 API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
 EXPORT_SYNC_MAX_ROWS = env.int("EXPORT_SYNC_MAX_ROWS", default=100_000)  # larger: a job
+# The BOM workbook (BOM and cabling sheets): openpyxl writes about 4,500 of its rows a second
+# here (a 100,000-row cabling sheet took 22 s, a million-GPU design's 47 s through the page), so
+# past this many rows a worker writes it.
+EXPORT_XLSX_SYNC_MAX_ROWS = env.int("EXPORT_XLSX_SYNC_MAX_ROWS", default=10_000)
 # Label sheets: up to this many cables the page renders the PDF in the request, above it a worker
 # does. Measured (bench.handover) at about 9 ms of CPU a cable (two labels) through WeasyPrint,
 # the fallback without the Noto CJK fonts: 300 cables is under 3 s even on a loaded machine.

@@ -240,8 +240,10 @@ class DesignViewSet(
         }
     )
     @action(detail=True, methods=["get"], url_path=r"bom\.xlsx", url_name="bom-xlsx")
-    def bom_xlsx(self, request: Request, pk: str) -> HttpResponse:
+    def bom_xlsx(self, request: Request, pk: str) -> HttpResponse | Response:
         design = self._design(pk)
+        if export_jobs.export_is_large(design=design, format=ExportFormat.BOM_XLSX):
+            return self._export_job(design, ExportFormat.BOM_XLSX)
         return download(
             exports.design_bom_xlsx(design=design),
             filename=f"design-{design.pk}-bom.xlsx",
@@ -280,7 +282,12 @@ class DesignViewSet(
         )
 
     def _export_job(self, design: Design, format: str) -> Response:
-        job = export_jobs.export_request(user=self.request.user, design=design, format=format)
+        job = export_jobs.export_request(
+            user=self.request.user,
+            design=design,
+            format=format,
+            language=translation.get_language() or "",
+        )
         body = ExportJobSerializer(job).data
         return Response(
             body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["links"]["self"]}

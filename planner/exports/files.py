@@ -19,7 +19,7 @@ import csv
 import io
 import itertools
 import operator
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -141,15 +141,22 @@ def design_bom_csv(*, design: Design, readable: bool = False) -> bytes:
     return bom_csv(design.result or {}, prices=design_bom_prices(design=design), readable=readable)
 
 
-def design_bom_xlsx(*, design: Design, cabling: Iterable[CablingRow] | None = None) -> bytes:
+def design_bom_xlsx(
+    *,
+    design: Design,
+    cabling: Iterable[CablingRow] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> bytes:
     """The design's BOM (and cabling) as XLSX: its stored result at the prices it was saved
-    with, its cabling schedule re-derived from what it was sized with (`design_cabling`)."""
+    with, its cabling schedule re-derived from what it was sized with (`design_cabling`).
+    `progress(rows)`: the rows of both sheets written so far, now and then (the export job)."""
     return bom_xlsx(
         design.result or {},
         title=design.name,
         prices=design_bom_prices(design=design),
         cabling=cabling,
         design=design,
+        progress=progress,
     )
 
 
@@ -232,6 +239,7 @@ def bom_xlsx(
     prices: BomPrices | None,
     cabling: Iterable[CablingRow] | None = None,
     design: Design | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> bytes:
     """The BOM sheet (with unit prices, currency, line totals and the total) and, given the
     cabling rows (or the saved design they come from), a cabling sheet of at most
@@ -275,8 +283,10 @@ def bom_xlsx(
     widths = (28, 60, 10, 12, 12, 10, 10, 12, 14, 9, 16)
     for column_letter, width in zip("ABCDEFGHIJK", widths, strict=True):
         sheet.column_dimensions[column_letter].width = width
+    if progress is not None:
+        progress(len(rows))
     if cabling is not None:
-        _cabling_sheet(workbook.create_sheet("Cabling"), cabling)
+        _cabling_sheet(workbook.create_sheet("Cabling"), cabling, progress, len(rows))
     elif refused:
         xlsx_cell(workbook.create_sheet("Cabling"), 1, 1, refused).font = Font(bold=True)
     out = io.BytesIO()
@@ -284,7 +294,16 @@ def bom_xlsx(
     return out.getvalue()
 
 
-def _cabling_sheet(sheet: Any, rows: Iterable[CablingRow]) -> None:
+# How often (in cabling rows) the workbook's writer reports its progress.
+PROGRESS_EVERY_ROWS = 1_000
+
+
+def _cabling_sheet(
+    sheet: Any,
+    rows: Iterable[CablingRow],
+    progress: Callable[[int], None] | None = None,
+    before: int = 0,
+) -> None:
     for column, name in enumerate(CABLING_COLUMNS, start=1):
         xlsx_cell(sheet, 1, column, str(CABLING_HEADINGS[name])).font = Font(bold=True)
     sheet.freeze_panes = "A2"
@@ -306,6 +325,8 @@ def _cabling_sheet(sheet: Any, rows: Iterable[CablingRow]) -> None:
             value = getattr(row, name, "")
             value = getattr(value, "value", value)
             xlsx_cell(sheet, written + 1, column, media_label(value) if name == "media" else value)
+        if progress is not None and written % PROGRESS_EVERY_ROWS == 0:
+            progress(before + written)
 
 
 class _Echo:

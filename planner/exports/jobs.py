@@ -107,6 +107,10 @@ def sync_max_rows() -> int:
     return int(settings.EXPORT_SYNC_MAX_ROWS)
 
 
+def xlsx_sync_max_rows() -> int:
+    return int(settings.EXPORT_XLSX_SYNC_MAX_ROWS)  # the limit and its reason: config/settings
+
+
 def labels_sync_max_cables() -> int:
     return int(settings.LABELS_SYNC_MAX_CABLES)  # the limit and its reason: config/settings
 
@@ -121,6 +125,9 @@ def export_rows_total(*, design: Design, format: str) -> int:
         raise DesignNotSized(_("This draft does not size yet; fix its errors first."))
     if format in (ExportFormat.CABLING_CSV, ExportFormat.LABELS_PDF):
         return int(result.get("cables_total") or 0)
+    if format == ExportFormat.BOM_XLSX:  # the BOM sheet's lines, then the capped cabling sheet
+        cables = int(result.get("cables_total") or 0)
+        return len(result.get("bom") or ()) + min(cables, exports.CABLING_ROWS_IN_XLSX)
     raise DomainError(_("Unknown export format: %(format)s.") % {"format": format}, field="format")
 
 
@@ -128,6 +135,8 @@ def export_is_large(*, design: Design, format: str) -> bool:
     rows = export_rows_total(design=design, format=format)
     if format == ExportFormat.LABELS_PDF:
         return rows > labels_sync_max_cables()
+    if format == ExportFormat.BOM_XLSX:
+        return rows > xlsx_sync_max_rows()
     return rows > sync_max_rows()
 
 
@@ -258,9 +267,32 @@ def _write(job: ExportJob, progress: Progress) -> WrittenExport:
         raise JobFailed(exc.message) from exc
 
 
+def _write_workbook(job: ExportJob, progress: Progress) -> WrittenExport:
+    """The BOM workbook, as the page's download writes it, in the requester's language; the bar
+    moves with the cabling sheet's rows (openpyxl's own save is the last few percent)."""
+    total = max(1, job.rows_total)
+
+    def written(rows: int) -> None:
+        progress(min(95, rows * 100 // total), "writing")
+
+    with override(job.language or None):
+        data = exports.design_bom_xlsx(design=job.design, progress=written)
+    handle, path = tempfile.mkstemp(prefix=f"export-{job.pk}-", suffix=".xlsx")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    return WrittenExport(
+        path=path,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size_bytes=len(data),
+        rows=job.rows_total,  # every row of both sheets, the cabling sheet capped as counted
+    )
+
+
 def _written(job: ExportJob, progress: Progress) -> WrittenExport:
     if job.format == ExportFormat.LABELS_PDF:
         return _write_labels(job, progress)
+    if job.format == ExportFormat.BOM_XLSX:
+        return _write_workbook(job, progress)
     digest = hashlib.sha256()
     size = rows = 0
     every = max(1, job.rows_total // PROGRESS_STEPS)
@@ -336,7 +368,7 @@ def export_request(
     if format == ExportFormat.LABELS_PDF:
         if rows_total > LABELS_JOB_MAX_CABLES:
             raise LabelSheetTooLarge(rows_total)
-    else:
+    elif format != ExportFormat.BOM_XLSX:  # the workbook's headings are in the reader's language
         language = ""
     requester = user_signed_in(user)
     job, created = ExportJob.objects.select_for_update().get_or_create(

@@ -13,12 +13,14 @@ from core.models import Job
 class ExportFormat(models.TextChoices):
     CABLING_CSV = "cabling.csv", _("Cabling schedule (CSV)")
     BOM_CSV = "bom.csv", _("Bill of materials (CSV)")
+    BOM_XLSX = "bom.xlsx", _("Bill of materials and cabling (XLSX)")
     LABELS_PDF = "labels.pdf", _("Cable labels (PDF, A4, 3 x 8)")
 
 
 CONTENT_TYPES: dict[str, str] = {
     ExportFormat.CABLING_CSV: "text/csv",
     ExportFormat.BOM_CSV: "text/csv",
+    ExportFormat.BOM_XLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     ExportFormat.LABELS_PDF: "application/pdf",
 }
 

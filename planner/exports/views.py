@@ -1,8 +1,9 @@
 """Design export pages within bounds: the cabling schedule streams when small; a larger one
 (over EXPORT_SYNC_MAX_ROWS rows) becomes a background job, shown with a progress bar that polls
-until its file can be downloaded (the handover page's label sheet is such a job too). These
-routes come first in planner/urls.py, so the design page's cabling link reaches them. (The
-BOM, one line per part, stays with planner.views.)"""
+until its file can be downloaded (the handover page's label sheet is such a job too). The BOM
+workbook, whose cabling sheet runs to 100,000 rows, is one over EXPORT_XLSX_SYNC_MAX_ROWS rows.
+These routes come first in planner/urls.py, so the design page's links reach them. (The BOM
+CSV, one line per part, stays with planner.views.)"""
 
 from django.contrib.auth.decorators import login_required
 from django.http import (
@@ -13,14 +14,16 @@ from django.http import (
     HttpResponseBase,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from core.downloads import download_stream
+from core.downloads import download, download_stream
 from core.errors import DomainError
 from core.view_errors import refused_as_message
 from planner import selectors
+from planner.exports import files as exports
 from planner.exports import jobs as export_jobs
-from planner.exports.models import ExportFormat, ExportJob
+from planner.exports.models import CONTENT_TYPES, ExportFormat, ExportJob
 from planner.models import Design
 from planner.views import design_refusals
 
@@ -35,6 +38,12 @@ def _export(request: HttpRequest, pk: int, format: str) -> HttpResponseBase:
         large = export_jobs.export_is_large(design=design, format=format)
     except export_jobs.DesignNotSized as exc:
         raise Http404(exc.message) from exc
+    if not large and format == ExportFormat.BOM_XLSX:
+        return download(
+            exports.design_bom_xlsx(design=design),
+            filename=f"design-{design.pk}-bom.xlsx",
+            content_type=CONTENT_TYPES[format],
+        )
     if not large:
         stem = format.split(".")[0]
         return download_stream(
@@ -44,7 +53,9 @@ def _export(request: HttpRequest, pk: int, format: str) -> HttpResponseBase:
         )
     # Refused (too many jobs of this user or team under way): the design page says why.
     with refused_as_message(request):
-        job = export_jobs.export_request(user=request.user, design=design, format=format)
+        job = export_jobs.export_request(
+            user=request.user, design=design, format=format, language=get_language() or ""
+        )
         return render(
             request, "planner/export_job.html", {"job": job, "design": design}, status=202
         )
@@ -56,6 +67,13 @@ def _export(request: HttpRequest, pk: int, format: str) -> HttpResponseBase:
 @design_refusals
 def export_cabling_csv(request: HttpRequest, pk: int) -> HttpResponseBase:
     return _export(request, pk, ExportFormat.CABLING_CSV)
+
+
+@login_required
+@require_GET
+@design_refusals
+def export_bom_xlsx(request: HttpRequest, pk: int) -> HttpResponseBase:
+    return _export(request, pk, ExportFormat.BOM_XLSX)
 
 
 def _job(request: HttpRequest, pk: int, job_id: int) -> ExportJob:
