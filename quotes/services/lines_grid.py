@@ -19,12 +19,18 @@ from django.utils.translation import ngettext
 from catalog.models import Category, Product
 from core.errors import DomainError
 from quotes import pricing
-from quotes.models import AuditAction, LineKind, Quote, QuoteLine, QuoteRevision
+from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision
 from quotes.selectors import grouped_lines, line_input, quotes_visible_to
 from quotes.services.errors import QuoteInvalid
 from quotes.services.prices import _bound
-from quotes.services.records import _require, audit_record
-from quotes.services.revisions import _after_change, _edited_revision, _line_state, _recorded
+from quotes.services.records import _require
+from quotes.services.revisions import (
+    _after_change,
+    _audit_line,
+    _edited_revision,
+    _line_state,
+    _recorded,
+)
 from quotes.transitions import Action
 
 # The kinds the grid edits: a note has no figures, freight has its own form (one amount).
@@ -162,15 +168,8 @@ def revision_lines_update(
         for line in changed:
             line.refresh_from_db()
             before, after = _recorded(befores[line.pk], _line_state(line))
-            override = before["override_unit_price"] != after["override_unit_price"]
-            audit_record(
-                quote=revision.quote,
-                revision=revision,
-                action=AuditAction.PRICE_OVERRIDE if override else AuditAction.LINE_CHANGED,
-                actor=user,
-                before=before,
-                after=after,
-            )
+            price = before["override_unit_price"] != after["override_unit_price"]
+            _audit_line(revision, user, before, after, price=price)
     return revision
 
 

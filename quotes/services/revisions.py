@@ -245,15 +245,28 @@ def revision_line_update(
             override_changed = (
                 before["override_unit_price"] != after["override_unit_price"] or cost_changed
             )
-            audit_record(
-                quote=revision.quote,
-                revision=revision,
-                action=AuditAction.PRICE_OVERRIDE if override_changed else AuditAction.LINE_CHANGED,
-                actor=user,
-                before=recorded_before,
-                after=recorded_after,
-            )
+            _audit_line(revision, user, recorded_before, recorded_after, price=override_changed)
     return line
+
+
+def _audit_line(
+    revision: QuoteRevision,
+    user: User,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    *,
+    price: bool,
+) -> None:
+    """One line's change in the trail: a price override when `price` (its unit price or cost
+    typed by hand changed), otherwise a plain change. Also the grid's (lines_grid)."""
+    audit_record(
+        quote=revision.quote,
+        revision=revision,
+        action=AuditAction.PRICE_OVERRIDE if price else AuditAction.LINE_CHANGED,
+        actor=user,
+        before=before,
+        after=after,
+    )
 
 
 def revision_discount_apply(
