@@ -534,6 +534,9 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "celery": {"level": LOG_LEVEL},
+        # django-axes announces its version at INFO whenever Django starts: a second line under
+        # every `manage.py` error, which is to be one line (lockouts still log, at WARNING).
+        "axes.apps": {"level": "WARNING"},
     },
 }
 
