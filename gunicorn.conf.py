@@ -24,6 +24,9 @@ limit_request_fields = HEADER_FIELDS_MAX
 # Settings read the same variable (GUNICORN_TIMEOUT): an Idempotency-Key in flight for longer
 # belongs to a request gunicorn killed, and a retry may take it over.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+# On SIGTERM (a pod or container stopped) the requests under way may finish for as long as one may
+# run at all; gunicorn's default (30 s) cut the longer ones.
+graceful_timeout = timeout
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
 
 

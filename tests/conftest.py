@@ -60,11 +60,13 @@ def _reachable(url: str, default_port: int) -> bool:
 
 @pytest.fixture
 def postgres_required(settings):
-    engine = settings.DATABASES["default"]["ENGINE"]
-    require_service(
-        engine == "django.db.backends.postgresql",
-        "needs PostgreSQL: set DATABASE_URL=postgres://...",
-    )
+    require_service(_on_postgresql(settings), "needs PostgreSQL: set DATABASE_URL=postgres://...")
+
+
+def _on_postgresql(settings) -> bool:
+    # By the engine's ending: METRICS_DATABASE swaps in django-prometheus' wrapper of the same
+    # backend (django_prometheus.db.backends.postgresql).
+    return settings.DATABASES["default"]["ENGINE"].endswith(".postgresql")
 
 
 @pytest.fixture
@@ -140,7 +142,7 @@ def worker_env(settings) -> dict[str, str]:
     env["JOB_LEASE_SECONDS"] = str(settings.JOB_LEASE_SECONDS)
     env["CELERY_DATA_DIR"] = str(settings.CELERY_DATA_DIR)
     env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)
-    if db["ENGINE"] == "django.db.backends.postgresql":
+    if _on_postgresql(settings):
         user = db.get("USER") or "postgres"
         password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
         host = db.get("HOST") or "127.0.0.1"

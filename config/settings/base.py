@@ -590,7 +590,8 @@ ORPHAN_FILE_GRACE_HOURS = env.int("ORPHAN_FILE_GRACE_HOURS", default=24)
 # --- Issue 30: metrics for the operator's Prometheus (core.metrics) -----------------------------
 # /metrics answers an address in these networks (the client's, behind NUM_PROXIES trusted
 # proxies), or a caller sending `Authorization: Bearer <METRICS_TOKEN>` when a token is set;
-# anyone else gets a 404. docker-compose lets its own network in; Kubernetes uses the token.
+# anyone else gets a 404. docker-compose keeps loopback unless told otherwise (a Prometheus on its
+# network sends the token); in Kubernetes only the token admits (deploy/k8s ConfigMap).
 METRICS_ALLOWED_NETWORKS = env.list("METRICS_ALLOWED_NETWORKS", default=["127.0.0.1/32", "::1/128"])
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
 # Request figures per view: django-prometheus' first middleware outermost (it times everything

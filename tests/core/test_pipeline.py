@@ -28,7 +28,7 @@ def test_worker_process_runs_task_and_writes_result(settings, start_worker):
         # CI must prove the production pipeline, not the embedded fallback.
         require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")
         require_service(
-            settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql",
+            settings.DATABASES["default"]["ENGINE"].endswith(".postgresql"),
             "needs PostgreSQL: DATABASE_URL is not set",
         )
     worker = start_worker()

@@ -165,6 +165,19 @@ def test_web_has_readiness_and_liveness_probes_on_health(docs):
     assert container["command"] == ["gunicorn", "config.wsgi:application"]
 
 
+def test_a_stopped_web_pod_lets_every_request_under_way_finish(docs, monkeypatch):
+    """On SIGTERM gunicorn finishes what it holds for its graceful_timeout: at least as long as a
+    request may run (its timeout), and the pod's grace period longer still, or the kubelet's
+    SIGKILL cuts what gunicorn would have finished (its default of 30 s cut 60 s requests)."""
+    import runpy
+
+    monkeypatch.delenv("GUNICORN_TIMEOUT", raising=False)
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert conf["graceful_timeout"] >= conf["timeout"] == settings.GUNICORN_TIMEOUT
+    pod = one(docs, "Deployment", "ezmax-web")["spec"]["template"]["spec"]
+    assert pod["terminationGracePeriodSeconds"] > conf["graceful_timeout"]
+
+
 def test_a_worker_per_queue_kind_and_one_beat_recreated(docs):
     names = deployments(docs)
     for kind in WORKER_KINDS:
@@ -202,6 +215,24 @@ def test_web_autoscales_on_cpu_with_the_overlays_range(docs):
     assert "replicas" not in web  # the HPA owns the count
     [container] = web["template"]["spec"]["containers"]
     assert container["resources"]["requests"]["cpu"]  # the HPA's utilisation is of this
+
+
+def test_worker_replica_ranges_are_the_overlays(docs):
+    """Every autoscaled worker's minimum and maximum come from the overlay, not the base's 1-2."""
+    patches = yaml.safe_load_all((OVERLAY / "replicas.yaml").read_text())
+    ranges = {
+        patch["metadata"]["name"]: (patch["spec"]["minReplicaCount"],
+                                    patch["spec"]["maxReplicaCount"])
+        for patch in patches
+        if patch and patch["kind"] == "ScaledObject"
+    }  # fmt: skip
+    assert sorted(ranges) == [f"ezmax-worker-{kind}" for kind in AUTOSCALED_WORKERS]
+    base = render(K8S / "base")
+    for name, (low, high) in ranges.items():
+        spec = one(docs, "ScaledObject", name)["spec"]
+        assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == (low, high), name
+    documents = one(base, "ScaledObject", "ezmax-worker-documents")["spec"]["maxReplicaCount"]
+    assert ranges["ezmax-worker-documents"][1] > documents  # the busy quarter's 8, not 2
 
 
 def test_the_migration_job_runs_inits_steps_and_everything_else_waits_for_it(docs):
@@ -269,6 +300,26 @@ def test_root_filesystems_are_read_only_with_the_writable_paths_mounted(docs):
     config = one(docs, "ConfigMap", "ezmax-config")["data"]
     assert config["MEDIA_ROOT"] == "/app/media"
     assert config["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
+
+
+@pytest.mark.django_db
+def test_in_the_cluster_only_the_token_reads_metrics(docs, client, settings):
+    """Any pod can reach a web pod directly and write its own X-Forwarded-For, which is the
+    address judged behind the ingress (NUM_PROXIES): the ConfigMap trusts no address."""
+    import environ
+
+    config = one(docs, "ConfigMap", "ezmax-config")["data"]
+    settings.NUM_PROXIES = int(config["NUM_PROXIES"])
+    settings.METRICS_ALLOWED_NETWORKS = environ.Env.parse_value(
+        config["METRICS_ALLOWED_NETWORKS"], list
+    )
+    settings.METRICS_TOKEN = "a-long-random-scrape-token"
+    # Another pod, claiming to be loopback; then a request from inside the pod itself.
+    forged = {"REMOTE_ADDR": "10.42.0.7", "HTTP_X_FORWARDED_FOR": "127.0.0.1"}
+    assert client.get("/metrics", **forged).status_code == 404
+    assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 404
+    scraper = {"HTTP_AUTHORIZATION": "Bearer a-long-random-scrape-token"}
+    assert client.get("/metrics", **forged, **scraper).status_code == 200
 
 
 # --- Worker metrics, Redis authentication, the backup CronJob ------------------------------------

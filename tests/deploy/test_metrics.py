@@ -158,6 +158,33 @@ def test_database_figures_when_asked_for(tmp_path):
     ]
 
 
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_clusters_database_figures_on_postgresql(postgres_required, settings):
+    """The ConfigMap turns the figures on; the wrapper runs on PostgreSQL's driver (psycopg 3)."""
+    from tests.conftest import worker_env
+    from tests.deploy.test_manifests import OVERLAY, one, render
+
+    config = one(render(OVERLAY), "ConfigMap", "ezmax-config")["data"]
+    script = (
+        "import django; django.setup()\n"
+        "from django.db import connection\n"
+        "from django.conf import settings\n"
+        "print(settings.DATABASES['default']['ENGINE'])\n"
+        "with connection.cursor() as c: c.execute('SELECT 1'); c.fetchone()\n"
+        "from prometheus_client import REGISTRY, generate_latest\n"
+        "print(generate_latest(REGISTRY).decode())\n"
+    )
+    env = {**worker_env(settings), "METRICS_DATABASE": config["METRICS_DATABASE"]}
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    engine, _, text = out.stdout.partition("\n")
+    assert engine == "django_prometheus.db.backends.postgresql", out.stderr[-2000:]
+    assert 'django_db_execute_total{alias="default",vendor="postgresql"}' in text, text[-2000:]
+
+
 def free_port() -> int:
     import socket
 
@@ -218,3 +245,22 @@ def test_under_gunicorn_every_scrape_reports_the_whole_pod(tmp_path):
         os.killpg(server.pid, 15)
         server.wait(20)
         log.close()
+
+
+def test_compose_serves_metrics_from_web_to_the_readers_the_settings_name():
+    """docker-compose (the embedded default) gains the endpoint: web sums its gunicorn processes
+    and reads who may scrape from the environment; outside clients reach it only through the
+    proxy, whose X-Forwarded-For (NUM_PROXIES=1) never makes them loopback."""
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    web = services["web"]
+    env = web["environment"]
+    assert web["command"].startswith("gunicorn ")
+    assert env["METRICS_TOKEN"] == "${METRICS_TOKEN:-}"
+    assert env["METRICS_ALLOWED_NETWORKS"].startswith("${METRICS_ALLOWED_NETWORKS:-")
+    assert env["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
+    assert env["NUM_PROXIES"] == "1"
+    assert web["expose"] == ["8000"]  # a scraper on the compose network; no published port
+    assert "ports" not in web
+    assert services["proxy"]["ports"] == ["8000:8000"]
