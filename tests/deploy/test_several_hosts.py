@@ -303,7 +303,10 @@ def test_two_web_and_two_worker_hosts_lose_nothing_when_one_of_each_dies(
     # Both hosts served (the balancer spread the load), and web B served what A no longer could.
     assert served["web-a"] > 0, figures
     assert served["web-b"] > 0, figures
-    assert sum(served.values()) >= gets, figures
+    # Every answered GET is in an access log, but for those web A was serving when it was
+    # killed: gunicorn logs a request after sending its answer, and a SIGKILL between the two
+    # leaves it answered and unlogged (CI, ae9dbc4: 730 answered, 729 logged, 3 in flight).
+    assert sum(served.values()) >= gets - in_flight_at_kill, figures
     # Every document asked for exists once (its key made a re-sent request the same one) ...
     assert len(documents) == expected, figures
     assert sorted(set(load.documents)) == [d.pk for d in documents]
