@@ -473,6 +473,7 @@ SWEEPS_QUEUE = env("SWEEPS_QUEUE", default="sweeps")
 TASK_QUEUE_KINDS = {
     "quotes.tasks.render_document_task": "documents",
     "planner.tasks.export_design_task": "exports",
+    "planner.tasks.warm_design_pages_task": "exports",
     "planner.asbuilt.tasks.asbuilt_check_task": "exports",
     "core.tasks.deliver_webhook": "webhooks",
     "core.tasks.dispatch_due_webhooks": "sweeps",

@@ -8,13 +8,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
-from django.utils.translation import get_language
+from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
 from planner import services
 from planner.exports import jobs as export_jobs
+from planner.handover.elevations import Elevations
 from planner.handover.rack_svg import RACKS_PER_LINE, elevations_svg
 from planner.i18n import translated
 from planner.models import Design
@@ -26,10 +28,9 @@ DESIGN_PAGE_RACKS = 2 * RACKS_PER_LINE
 # carry every rack.
 HANDOVER_RACKS_PER_PAGE = 4 * RACKS_PER_LINE
 ELEVATIONS_CACHE_SECONDS = 24 * 3600  # a day: the entry is right for as long as it is kept
-# Past this many servers the design page asks for its elevations after it has loaded: 131,072
-# GPUs (16,384 servers, 4,750 racks) take 0.4 s to derive, 1,000,000 GPUs 3.9 s (this 2-core
-# machine), which held the whole page.
-LAZY_ELEVATIONS_SERVERS = 16_384
+# Past this many servers the design page asks for its elevations after it has loaded, and a save
+# queues the drawing of its first pages (`design_pages_warm`): planner.services says why.
+LAZY_ELEVATIONS_SERVERS = services.LARGE_DESIGN_SERVERS
 
 
 def svg_labels() -> dict[str, str]:
@@ -55,10 +56,7 @@ def design_page_elevations(
     # A saved design's racks never change (a draft's revision is its `updated_at`), and sizing
     # it again for the drawing costs about a second at 131,072 GPUs: kept per revision and
     # language (the drawing's words are translated).
-    key = (
-        f"design-elevations:{design.pk}:{design.updated_at.isoformat()}:"
-        f"{get_language() or ''}:{limit}"
-    )
+    key = _design_key(design, limit)
     section: dict[str, Any] | None = cache.get(key)
     if section is None and lazy and design.result.get("servers", 0) > LAZY_ELEVATIONS_SERVERS:
         return {"design": design, "later": True}
@@ -70,15 +68,28 @@ def design_page_elevations(
             # still shows the saved result, and the handover page says why there are none.
             return {}
         elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
-        shown = replace(elevations, racks=elevations.racks[:limit])
-        section = {
-            "svg": elevations_svg(shown, svg_labels()),
-            "racks_total": len(elevations.racks),
-            "racks_shown": len(shown.racks),
-            "warnings": [str(translated(warning)) for warning in elevations.warnings],
-        }
-        cache.set(key, section, ELEVATIONS_CACHE_SECONDS)
+        section = _design_section(key, elevations, limit)
     return {"design": design, **section}
+
+
+def _design_key(design: Design, limit: int) -> str:
+    return (
+        f"design-elevations:{design.pk}:{design.updated_at.isoformat()}:"
+        f"{get_language() or ''}:{limit}"
+    )
+
+
+def _design_section(key: str, elevations: Elevations, limit: int) -> dict[str, Any]:
+    """The design page's section, drawn in the active language, and kept under `key`."""
+    shown = replace(elevations, racks=elevations.racks[:limit])
+    section = {
+        "svg": elevations_svg(shown, svg_labels()),
+        "racks_total": len(elevations.racks),
+        "racks_shown": len(shown.racks),
+        "warnings": [str(translated(warning)) for warning in elevations.warnings],
+    }
+    cache.set(key, section, ELEVATIONS_CACHE_SECONDS)
+    return section
 
 
 def handover_page(*, design: Design, page: str | None = None) -> dict[str, Any]:
@@ -87,7 +98,7 @@ def handover_page(*, design: Design, page: str | None = None) -> dict[str, Any]:
     derive for any page, so the count, the warnings and each page drawn are kept per revision
     and language (as `design_page_elevations`): going back to a page, or to the page after a
     download, costs a cache read."""
-    base = f"handover-page:{design.pk}:{design.updated_at.isoformat()}:{get_language() or ''}"
+    base = _handover_key(design)
     summary: dict[str, Any] | None = cache.get(base)
     if summary is not None:
         racks: Page[Any] = Paginator(range(summary["racks"]), HANDOVER_RACKS_PER_PAGE).get_page(
@@ -98,6 +109,16 @@ def handover_page(*, design: Design, page: str | None = None) -> dict[str, Any]:
             return {**summary, "racks_page": racks, "svg": svg}
     engine = services.design_engine(design=design)
     elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
+    return _handover_entries(base, elevations, page)
+
+
+def _handover_key(design: Design) -> str:
+    return f"handover-page:{design.pk}:{design.updated_at.isoformat()}:{get_language() or ''}"
+
+
+def _handover_entries(base: str, elevations: Elevations, page: str | None) -> dict[str, Any]:
+    """One handover page drawn in the active language, its summary and drawing kept under
+    `base`."""
     racks = Paginator(elevations.racks, HANDOVER_RACKS_PER_PAGE).get_page(page)
     summary = {
         "racks": len(elevations.racks),
@@ -109,3 +130,29 @@ def handover_page(*, design: Design, page: str | None = None) -> dict[str, Any]:
     cache.set(base, summary, ELEVATIONS_CACHE_SECONDS)
     cache.set(f"{base}:{racks.number}", svg, ELEVATIONS_CACHE_SECONDS)
     return {**summary, "racks_page": racks, "svg": svg}
+
+
+def design_pages_warm(*, design_id: int) -> list[str]:
+    """Draw what a very large design's pages show first (the design page's racks and the
+    handover page's first page, in every language) into the cache, from one derivation of its
+    elevations: the task a save of such a design queues, so that the engineer's first visit is
+    a cache read instead of seconds (3.9 s for the elevations of 1,000,000 GPUs). Returns the
+    languages drawn; nothing for a design that is gone, a draft without a result, a design of
+    no more than LAZY_ELEVATIONS_SERVERS servers, or one the engine no longer derives."""
+    design = Design.objects.filter(pk=design_id).first()
+    if design is None or design.result is None:
+        return []
+    if design.result.get("servers", 0) <= LAZY_ELEVATIONS_SERVERS:
+        return []
+    try:
+        engine = services.design_engine(design=design)
+    except services.DesignEngineChanged:
+        return []
+    elevations = export_jobs.design_handover_elevations(design=design, engine=engine)
+    drawn = []
+    for language, _name in settings.LANGUAGES:
+        with override(language):
+            _design_section(_design_key(design, DESIGN_PAGE_RACKS), elevations, DESIGN_PAGE_RACKS)
+            _handover_entries(_handover_key(design), elevations, None)
+        drawn.append(language)
+    return drawn
