@@ -655,8 +655,9 @@ def test_every_time_limit_comes_from_the_one_settings_block():
     app.autodiscover_tasks(force=True)
     ours = [task for name, task in app.tasks.items() if not name.startswith("celery.")]
     # core: 6 (probe, probe sweep, webhook, due webhooks, keys, retention); quotes: 3 (render,
-    # sweep, expiry); planner: 2 (export, export sweep).
-    assert len(ours) == 13, sorted(app.tasks)  # and planner: as-built check, its sweep
+    # sweep, expiry); planner: 3 (export, export sweep, drawing a large design's first pages),
+    # and the as-built check and its sweep.
+    assert len(ours) == 14, sorted(app.tasks)
     for task in ours:  # a task's own limit would replace the settings' one
         assert task.soft_time_limit == base.JOB_SOFT_TIME_LIMIT_SECONDS, task.name
         assert task.time_limit == base.JOB_TIME_LIMIT_SECONDS, task.name
