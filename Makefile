@@ -42,9 +42,9 @@ lint: install
 # clean clone of this quiet 2-core machine at 31c19b6: 1,583 tests in 10.8 min on PostgreSQL and
 # Redis (.ci/run's services), 1,569 (14 need those services) in 8.0 min on SQLite; the last
 # one-process CI run had taken 32.6 min for 1,528, before the slowest tests were made cheaper.
-# The second worker helps because the
-# browser, gunicorn and Celery-worker tests wait on processes of their own, and the other
-# xdist worker runs meanwhile. `make test TEST_WORKERS=0` runs in one process.
+# The second worker helps because the browser, gunicorn and Celery-worker tests wait on
+# processes of their own, and the other xdist worker runs meanwhile. `make test TEST_WORKERS=0`
+# runs in one process.
 TEST_WORKERS ?= 2
 test: lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
