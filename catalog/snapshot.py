@@ -37,6 +37,7 @@ from engine.catalog import (
     SwitchSpec,
     TransceiverSpec,
 )
+from engine.money import round_cents
 
 SELLABLE = frozenset({Lifecycle.PLANNED, Lifecycle.AVAILABLE})
 CABLE_CATEGORIES = frozenset({"copper_cable", "aoc", "fibre"})
@@ -50,7 +51,7 @@ def money(value: Any) -> Decimal | None:
     if value is None or value == "":
         return None
     try:
-        return Decimal(str(value)).quantize(CENTS)
+        return round_cents(Decimal(str(value)))
     except InvalidOperation as exc:
         raise ValueError(f"not an amount: {value!r}") from exc
 

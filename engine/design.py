@@ -5,6 +5,7 @@ here (see `cabling.iter_cabling` for the per-cable view)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine.catalog import FormFactor, MediaKind
@@ -304,7 +305,7 @@ class Design:
     power_per_rack_w: int  # network equipment in one full compute rack
     warnings: tuple[DesignWarning, ...]
     notes: tuple[Text, ...] = field(default=())  # trade-offs, for alternatives
-    cost: str | None = None  # Decimal as text, when prices were given
+    cost: Decimal | None = None  # in the price list's currency, when prices were given
     cost_estimated: bool = False  # inline switch specs priced from catalog switches of their class
     unpriced_lines: int = 0  # BOM lines with no price (generic parts): the cost leaves them out
     label: str = ""  # what an alternative optimises: lowest_cost, most_resilient, most_growth

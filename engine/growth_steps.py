@@ -27,6 +27,7 @@ from engine.catalog import CatalogSnapshot
 from engine.design import Design
 from engine.errors import DesignError
 from engine.fabric import ceil_div
+from engine.money import per_unit
 from engine.request import Build, DesignRequest
 from engine.sizing import size
 from engine.text import Text, gettext_noop, text
@@ -72,9 +73,7 @@ class GrowthStep:
 
     @property
     def cost_per_added_gpu(self) -> Decimal | None:
-        if self.cost is None or self.gpus_added <= 0:
-            return None
-        return (self.cost / self.gpus_added).quantize(Decimal("0.01"))
+        return per_unit(self.cost, self.gpus_added)
 
     def to_json(self) -> dict[str, object]:
         per_gpu = self.cost_per_added_gpu

@@ -35,13 +35,13 @@ def size_hints(
     if design.compute.shape.tiers < 3:
         return ()
     tiers, switches = design.compute.shape.tiers, _switch_count(design)
-    cost = Decimal(design.cost) if design.cost is not None else None
+    cost = design.cost
     out: list[DesignWarning] = []
 
     def better(other: Design) -> bool:
         if other.compute.shape.tiers < tiers:
             return True
-        other_cost = Decimal(other.cost) if other.cost is not None else None
+        other_cost = other.cost
         return cost is not None and other_cost is not None and other_cost < cost * (1 - HINT_SAVING)
 
     def figures(other: Design) -> dict[str, object]:
@@ -57,7 +57,7 @@ def size_hints(
             return text(gettext_noop("(costs not comparable: lines still to be priced)"))
         return text(
             gettext_noop("(%(other_cost)s instead of %(cost)s before tax)"),
-            other_cost=f"{Decimal(other.cost):,.0f}",
+            other_cost=f"{other.cost:,.0f}",
             cost=f"{cost:,.0f}",
         )
 

@@ -3,11 +3,10 @@ choice costs, and what it saves)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from engine.design import (
     Design,
 )
+from engine.money import round_cents
 from engine.text import Text, gettext_noop, text
 
 RATIO_EPSILON = 1e-6  # achieved ratios are rounded floats; a target is met within this
@@ -94,7 +93,7 @@ def _notes(
             )
         )
         if prices_given and design.cost is not None and strict.cost is not None:
-            saving = Decimal(strict.cost) - Decimal(design.cost)
+            saving = strict.cost - design.cost
             notes.append(
                 text(
                     gettext_noop("It saves %(amount)s against the design at %(target)s:1."),
@@ -103,9 +102,7 @@ def _notes(
                 )
             )
     if prices_given and design.cost is not None and best.cost is not None and design is not best:
-        delta = ((Decimal(design.cost) - Decimal(best.cost)) / request.gpus).quantize(
-            Decimal("0.01")
-        )
+        delta = round_cents((design.cost - best.cost) / request.gpus)
         if delta > 0:
             notes.append(
                 text(

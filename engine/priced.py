@@ -60,5 +60,5 @@ def size_priced(
 
 def _priced_key(design: Design) -> tuple[int, Decimal]:
     switches = _switch_count(design)
-    cost = Decimal(design.cost) / design.gpus if design.cost is not None else Decimal(0)
+    cost = design.cost / design.gpus if design.cost is not None else Decimal(0)
     return (switches, cost)

@@ -25,6 +25,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from engine.catalog import (
@@ -243,7 +244,7 @@ class DesignResult:
     warnings: tuple[WarningResult, ...]
     notes: tuple[str, ...] = ()  # trade-offs of an alternative, in English
     notes_text: tuple[Text, ...] = ()
-    cost: str | None = None  # Decimal as text, when prices were given
+    cost: Decimal | None = None  # in the price list's currency, when prices were given
     cost_estimated: bool = False
     unpriced_lines: int = 0
     label: str = ""  # what an alternative optimises: lowest_cost, most_resilient, most_growth

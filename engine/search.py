@@ -208,7 +208,7 @@ def alternatives(
     def rank(design: Design) -> tuple[object, ...]:
         # Cheapest per GPU with power as the tie-break (issue 13, item 1); without prices, the
         # fewest switches stand in for the cost. The rest only makes the order deterministic.
-        cost = Decimal(design.cost) if design.cost is not None else Decimal(0)
+        cost = design.cost if design.cost is not None else Decimal(0)
         tiers = design.compute.tiers
         fabric = design.request.fabric or ""
         first, second = ((design.power_w, _switch_count(design)) if prices is not None

@@ -630,7 +630,7 @@ def _size(
     cost, estimated, unpriced = None, False, 0
     if prices is not None:
         total, estimated, unpriced = bom_cost(design_planes, bom, catalog, prices)
-        cost = str(total)
+        cost = total
     first = design_planes[0].shape
     sus = first.groups if request.fabric != Fabric.TOR else 0
     design = Design(

@@ -12,6 +12,7 @@ from typing import Any
 from core import vocabulary
 from engine.catalog import CatalogSnapshot
 from engine.errors import DesignError
+from engine.money import per_unit
 from engine.request import RequestError, parse_request
 from engine.result import DesignResult
 from engine.sizing import size
@@ -58,8 +59,8 @@ def proposal_catalog(*, pinned_sha256: str, design: Design | None) -> CatalogSna
     return None
 
 
-def _per_gpu(cost: str | None, gpus: int) -> Decimal | None:
-    return (Decimal(cost) / gpus).quantize(CENT) if cost is not None and gpus else None
+def _per_gpu(cost: Decimal | None, gpus: int) -> Decimal | None:
+    return per_unit(cost, gpus)
 
 
 # The engine's note that an alternative's cost leaves lines out (engine.notes): a note

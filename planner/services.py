@@ -34,6 +34,7 @@ from engine.cabling import CablingRow, iter_cabling
 from engine.catalog import CatalogSnapshot
 from engine.design import Design as EngineDesign
 from engine.errors import DesignError
+from engine.money import Money
 from engine.request import DesignRequest, RequestError, parse_request, to_dict
 from engine.result import (
     DesignResult,
@@ -224,6 +225,11 @@ class DesignPrices:
 
     prices: Mapping[str, Decimal]
     currency: str
+
+    def price(self, sku: str) -> Money | None:
+        """The unit price of `sku` in this list's currency; None when it has none."""
+        amount = self.prices.get(sku) if sku else None
+        return None if amount is None else Money(amount, self.currency)
 
 
 def design_prices(*, design: Design) -> DesignPrices:

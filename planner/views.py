@@ -31,6 +31,7 @@ from core.downloads import download
 from core.view_errors import refused_as_message
 from customers.models import Customer
 from customers.selectors import customers_visible_to
+from engine.money import per_unit
 from engine.request import to_dict
 from engine.result import DesignResult
 from planner import i18n, presenters, resize, selectors, services
@@ -115,7 +116,7 @@ def _summary(
         "switches_total": result.switches_total,
         "media_mix": presenters.media_mix(result),
         "estimate": priced,
-        "price_per_gpu": (total / (result.gpus or 1)).quantize(Decimal("0.01")) if total else None,
+        "price_per_gpu": per_unit(total, result.gpus) if total else None,
         "currency": _currency() if currency is None else currency,
         "gap_lines": sum(1 for line in result.bom if line.catalog_gap),
         # What the estimate leaves out: generic parts by name, products without a price by SKU.

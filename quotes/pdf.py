@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from core.errors import DomainError
 from core.vocabulary import tier_label
+from engine.money import Money
 from planner.document import Progress, design_document
 from quotes.models import QuoteLine, QuoteRevision
 from quotes.selectors import grouped_lines
@@ -118,9 +118,7 @@ def document_context(
         for group in context["groups"]:
             group.tier_label = tier_label(group.tier)
         # The quote's price per GPU before tax: its subtotal over the design's GPUs.
-        context["price_per_gpu"] = (
-            (revision.subtotal / result.gpus).quantize(Decimal("0.01")) if result.gpus else None
-        )
+        context["price_per_gpu"] = Money(revision.subtotal, revision.currency).per(result.gpus)
         cabling = document.cabling_attachment
         if cabling is not None:
             # WeasyPrint loads Pango and friends: only the worker that renders pays for it.

@@ -14,6 +14,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Sum
 
 from core.selectors import owned_or_team
+from engine.money import Money
 from quotes.models import Quote, QuoteStatus
 
 
@@ -22,7 +23,7 @@ class PipelineRow:
     status: str
     label: str
     currency: str
-    total: Decimal
+    total: Money  # VAT included, in `currency`
     count: int
 
 
@@ -45,7 +46,7 @@ def pipeline_by_status(user: User | AnonymousUser) -> list[PipelineRow]:
             status=row["status"],
             label=str(labels.get(row["status"], row["status"])),
             currency=row["currency"],
-            total=Decimal(row["total"] or 0).quantize(Decimal("0.01")),
+            total=Money(Decimal(row["total"] or 0), row["currency"]).rounded(),
             count=row["count"],
         )
         for row in rows

@@ -34,14 +34,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
+from engine.money import round_cents
+
 CENT = Decimal("0.01")
 ZERO = Decimal("0")
 HUNDRED = Decimal("100")
 
 
 def money(amount: Decimal) -> Decimal:
-    """Round to the cent, half up: the one rounding rule for money."""
-    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+    """Round to the cent, half up: the one rounding rule for money (`engine.money`)."""
+    return round_cents(amount)
 
 
 def convert(amount: Decimal, rate: Decimal) -> Decimal:

@@ -4,16 +4,20 @@ from django import template
 from django.utils.translation import gettext as _
 
 from core.templatetags import labels
+from engine.money import Money, round_cents
 
 register = template.Library()
 
 
 @register.filter
-def money(value: Decimal | float | int | None) -> str:
+def money(value: Money | Decimal | float | int | None) -> str:
     """1234567.5 -> "1,234,567.50" in every language: amounts in quotes read the same in zh and en
-    (Django's zh-hans format has no thousands separator)."""
+    (Django's zh-hans format has no thousands separator). A `Money` shows its amount; the
+    template states its currency once, beside the column or the total."""
     if value is None or value == "":
         return ""
+    if isinstance(value, Money):
+        return f"{round_cents(value.amount):,.2f}"
     try:
         amount = Decimal(value)
     except InvalidOperation:  # a figure nobody knows yet, stored as "unknown" (quotes.pricing)

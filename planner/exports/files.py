@@ -33,6 +33,7 @@ from openpyxl.styles import Font
 
 from core.vocabulary import media_label, plane_label, tier_label
 from engine.cabling import CablingRow
+from engine.money import Money
 from engine.result import BomLineResult, DesignResult, result_from_json
 from planner.models import Design
 from planner.services import DesignEngineChanged, design_cabling, design_prices
@@ -119,6 +120,10 @@ class BomPrices:
     price_list: str
     unit_prices: Mapping[str, Decimal]
 
+    def price(self, sku: str) -> Money | None:
+        amount = self.unit_prices.get(sku) if sku else None
+        return None if amount is None else Money(amount, self.currency)
+
 
 def design_bom_prices(*, design: Design) -> BomPrices | None:
     """The prices `design` was sized and priced with, for its BOM's SKUs (None: it was priced on
@@ -162,7 +167,7 @@ def design_bom_xlsx(
 
 @dataclass(frozen=True)
 class BomTotal:
-    amount: Decimal
+    money: Money | None  # None: priced on no price list
     unpriced_lines: int
 
 
@@ -170,11 +175,11 @@ def _priced_bom(
     result: DesignResult | Mapping[str, Any], prices: BomPrices | None, *, readable: bool = False
 ) -> tuple[list[list[object]], BomTotal]:
     rows: list[list[object]] = []
-    total, unpriced = Decimal("0"), 0
+    total, unpriced = (Money.zero(prices.currency) if prices else None), 0
     for line in _bom(result):
-        unit = prices.unit_prices.get(line.sku) if prices and line.sku else None
+        unit = prices.price(line.sku) if prices else None
         line_total = unit * line.quantity if unit is not None else None
-        if line_total is None:
+        if line_total is None or total is None:
             unpriced += 1
         else:
             total += line_total
@@ -188,12 +193,12 @@ def _priced_bom(
                 line.power_w,
                 line.rack_units,
                 (_("Yes") if line.catalog_gap else "") if readable else line.catalog_gap,
-                unit,
-                prices.currency if prices and unit is not None else "",
-                line_total,
+                None if unit is None else unit.amount,
+                unit.currency if unit is not None else "",
+                None if line_total is None else line_total.amount,
             ]
         )
-    return rows, BomTotal(amount=total, unpriced_lines=unpriced)
+    return rows, BomTotal(money=total, unpriced_lines=unpriced)
 
 
 def bom_csv(
@@ -208,7 +213,7 @@ def bom_csv(
     writer = csv.writer(buffer)
     writer.writerow([str(BOM_HEADINGS[c]) for c in BOM_COLUMNS] if readable else BOM_COLUMNS)
     writer.writerows([csv_cell(_csv_value(value)) for value in row] for row in rows)
-    if prices is not None:
+    if total.money is not None:
         unpriced = (
             _unpriced_text(total.unpriced_lines)
             if readable
@@ -216,7 +221,7 @@ def bom_csv(
         )
         writer.writerow(
             [_("Total") if readable else "total", unpriced, "", "", "", "", "", "", "",
-             prices.currency, total.amount]
+             total.money.currency, total.money.amount]
         )  # fmt: skip
     # A BOM opened in Excel on a Chinese Windows needs the BOM mark to read UTF-8.
     return ("\ufeff" + buffer.getvalue()).encode()
@@ -267,7 +272,7 @@ def bom_xlsx(
             cell = xlsx_cell(sheet, row_number, column, value)
             if column in (9, 11):
                 cell.number_format = MONEY_FORMAT
-    if prices is not None:
+    if prices is not None and total.money is not None:
         row_number += 1
         xlsx_cell(sheet, row_number, 1, _("Total")).font = bold
         source = (
@@ -276,8 +281,8 @@ def bom_xlsx(
             else _("Catalog list prices")
         )
         xlsx_cell(sheet, row_number, 2, f"{source}; {_unpriced_text(total.unpriced_lines)}")
-        xlsx_cell(sheet, row_number, 10, prices.currency)
-        cell = xlsx_cell(sheet, row_number, 11, total.amount)
+        xlsx_cell(sheet, row_number, 10, total.money.currency)
+        cell = xlsx_cell(sheet, row_number, 11, total.money.amount)
         cell.number_format = MONEY_FORMAT
         cell.font = bold
     widths = (28, 60, 10, 12, 12, 10, 10, 12, 14, 9, 16)

@@ -30,6 +30,7 @@ from engine.errors import DesignError
 from engine.failures import FailureReport, failure_report
 from engine.growth_steps import GrowthPlan, growth_steps
 from engine.job import Job, JobError, Sharding, job_to_dict, parse_job
+from engine.money import per_unit
 from engine.result import DesignResult
 from engine.search import alternatives
 from planner import services
@@ -324,7 +325,7 @@ def design_meaning(
         Option(
             key="design", label=_short(engine), pick=_("this design"), is_design=True,
             gpus=engine.gpus, cost=cost,
-            cost_per_gpu=(cost / engine.gpus).quantize(Decimal("0.01")) if cost else None,
+            cost_per_gpu=per_unit(cost, engine.gpus),
             unpriced_lines=unpriced,
             leaf_oversubscription=base.leaf_oversubscription if base else 1.0,
             estimate=base, comparison=None, comparison_text="",
@@ -348,9 +349,7 @@ def design_meaning(
                     label=_short(other), is_design=False,
                     pick=vocabulary.alternative_labels(other.labels, other.label),
                     gpus=other.gpus, cost=other_cost,
-                    cost_per_gpu=(
-                        (other_cost / other.gpus).quantize(Decimal("0.01")) if other_cost else None
-                    ),
+                    cost_per_gpu=per_unit(other_cost, other.gpus),
                     unpriced_lines=other_unpriced,
                     leaf_oversubscription=(
                         other_estimate.leaf_oversubscription if other_estimate else 1.0
