@@ -61,10 +61,15 @@ class Customer(models.Model):
     def names(self) -> list[str]:
         """The customer's names, the one in the reader's (active) language first: both when it
         has both, one when it has one."""
-        names = [self.name_en, self.name_zh]
-        if (get_language() or "").startswith("zh"):
-            names.reverse()
-        return [name for name in names if name] or [""]
+        return reader_names(self.name_en, self.name_zh)
+
+
+def reader_names(name_en: str, name_zh: str) -> list[str]:
+    """A customer's names, the one in the reader's (active) language first; [""] for none."""
+    names = [name_en, name_zh]
+    if (get_language() or "").startswith("zh"):
+        names.reverse()
+    return [name for name in names if name] or [""]
 
 
 class Contact(models.Model):

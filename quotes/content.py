@@ -47,6 +47,8 @@ def revision_content(revision: QuoteRevision, lines: list[QuoteLine]) -> dict[st
             # had a table of its own, so a hash recorded then still matches.
             "design_snapshot": frozen.as_json() if frozen is not None else {},
             **{name: _plain(getattr(revision, name)) for name in REVISION_FIELDS},
+            # Left out while empty, so that a hash recorded before details were kept matches.
+            **({"customer": revision.customer_details} if revision.customer_details else {}),
         },
         "lines": [{name: _plain(getattr(line, name)) for name in LINE_FIELDS} for line in ordered],
     }

@@ -43,6 +43,7 @@ from quotes import transitions
 from quotes.content import revision_content_sha256
 from quotes.models import Document, DocumentKind, DocumentStatus, QuoteRevision
 from quotes.pdf import TEMPLATE_VERSION, RenderedDocument, render_document, template_version_for
+from quotes.services.prices import revision_customer_details_refresh
 
 logger = logging.getLogger(__name__)
 
@@ -150,6 +151,7 @@ def document_request(
     if kind not in DocumentKind.values:
         raise DomainError(_("Unknown document kind: %(kind)s.") % {"kind": kind}, field="kind")
     start = start_date or timezone.localtime(revision.created_at).date()
+    revision = revision_customer_details_refresh(revision=revision)
     content = _content_of(revision)
     requester = user_signed_in(user)
     document, created = Document.objects.select_for_update().get_or_create(

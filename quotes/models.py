@@ -189,6 +189,10 @@ class QuoteRevision(models.Model):
     # snapshot, as of its last repricing. Submitting records it, approving binds to it, sending
     # checks it again, and every document records the one it was rendered from.
     content_sha256 = models.CharField(_("content SHA-256"), max_length=64, blank=True)
+    # The customer's details as its documents print them (customers.details): taken from the
+    # customer while the revision is a draft, frozen with it from submission. Empty on
+    # revisions priced before they were kept: their documents read the customer's record.
+    customer_details = models.JSONField(_("customer details"), default=dict, blank=True)
     submitted_sha256 = models.CharField(_("content submitted"), max_length=64, blank=True)
     approved_sha256 = models.CharField(_("content approved"), max_length=64, blank=True)
     # Bumped by every change of the revision or its lines: a save made from an older version is

@@ -19,6 +19,8 @@ from django.utils.translation import gettext as _
 
 from core.errors import DomainError
 from core.vocabulary import tier_label
+from customers.details import CustomerDetails
+from customers.models import Customer
 from engine.money import Money
 from planner.document import Progress, design_document
 from quotes.models import QuoteLine, QuoteRevision
@@ -92,19 +94,26 @@ def document_context(
         progress=progress,
     )
     result = document.result
+    # The details frozen with the revision (what was approved), else, for a revision priced
+    # before they were kept, the customer's record.
+    customer: CustomerDetails | Customer = (
+        CustomerDetails.from_json(revision.customer_details)
+        if revision.customer_details
+        else quote.customer
+    )
     context: dict[str, Any] = {
         **document.context,
         "kind": kind,
         "revision": revision,
         "quote": quote,
-        "customer": quote.customer,
+        "customer": customer,
         "author": quote.owner,
         "today": timezone.localdate(),
         # Approved for the customer: no "to be priced" marks, no instructions to the sales
         # engineer. Drafts keep them (and carry the draft mark).
         "customer_copy": revision.is_approved_for_customer,
         "confidential": _("Confidential: prepared for %(customer)s; not for distribution.")
-        % {"customer": quote.customer},
+        % {"customer": customer},
         "template_version": TEMPLATE_VERSION,
         "draft_mark": "" if revision.is_approved_for_customer else DRAFT_MARK,
         "contact": quote.contact,

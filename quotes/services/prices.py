@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from catalog.models import ContractPrice, Price, PriceList, Product
+from customers.details import customer_details
 from customers.models import Customer
 from quotes import pricing
 from quotes.content import content_sha256
@@ -23,6 +24,7 @@ from quotes.models import (
     LineKind,
     QuoteLine,
     QuoteRevision,
+    QuoteStatus,
 )
 from quotes.selectors import revision_priced
 from quotes.services.errors import QuoteHasUnpricedLines, QuoteInvalid
@@ -80,7 +82,10 @@ def _check_amounts(revision: QuoteRevision, priced: pricing.PricedQuote) -> None
 
 def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
     """Price the revision from its frozen inputs; store line results, totals and the policy
-    rules it breaks."""
+    rules it breaks. A draft takes its customer's details as they are now (what its documents
+    print); from submission on they are frozen with the rest."""
+    if revision.status == QuoteStatus.DRAFT:
+        revision.customer_details = customer_details(revision.quote.customer)
     priced = revision_priced(revision)
     _check_amounts(revision, priced)
     lines = {str(line.pk): line for line in revision.lines.all()}
@@ -127,6 +132,26 @@ def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
     revision.save()
     _sync_quote(revision)
     return priced
+
+
+def revision_customer_details_refresh(*, revision: QuoteRevision) -> QuoteRevision:
+    """A draft whose customer's details changed since it was last priced (a new address, a new
+    billing contact) takes them now, before a document of it is made: a draft's PDF prints the
+    record as it is. Any other revision keeps the details it was submitted with. The caller
+    holds a transaction; returns the revision as it now is."""
+    if revision.status != QuoteStatus.DRAFT:
+        return revision
+    # The record as stored now: the caller's copy of the customer may be older.
+    customer = Customer.objects.select_related("billing_contact").get(
+        pk=revision.quote.customer_id
+    )
+    if revision.customer_details == customer_details(customer):
+        return revision
+    locked = QuoteRevision.objects.select_for_update().select_related("quote__customer")
+    revision = locked.get(pk=revision.pk)
+    if revision.status == QuoteStatus.DRAFT:
+        _reprice(revision)
+    return revision
 
 
 def _unpriced_lines(revision: QuoteRevision) -> list[QuoteLine]:
