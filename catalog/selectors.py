@@ -441,83 +441,113 @@ def compatible_items(
         return found
 
     if product.category in (Category.NIC, Category.SWITCH):
-        ports = product_ports(product)
-        breakouts = _switch_breakouts(product)
-        for other in pool:
-            reason: str | None = None
-            if other.category == Category.TRANSCEIVER:
-                t = other.transceiver_spec
-                reason = next(
-                    (r for p in ports if (r := plug_fits(t.form_factor, t.speed_gbps, p))), None
-                )
-            elif other.category in (Category.COPPER_CABLE, Category.AOC):
-                c = other.cable_spec
-                if c.breakout_ways > 1:
-                    for port, ways, speed in breakouts:
-                        if (
-                            c.breakout_ways == ways
-                            and c.leg_speed_gbps == speed
-                            and plug_fits(c.end_a, c.speed_gbps, port)
-                        ):
-                            reason = _("%(ff)s port broken out %(ways)s x %(speed)sG") % {
-                                "ff": port.form_factor,
-                                "ways": ways,
-                                "speed": speed,
-                            }
-                            break
-                if reason is None:
-                    reason = next((r for p in ports if (r := _cable_fits_port(c, p))), None)
-            if reason:
-                found.append(Compatible(other, reason))
-
+        found = _port_owner_fits(product, pool)
     elif product.category == Category.TRANSCEIVER:
-        t = product.transceiver_spec
-        for other in pool:
-            reason = None
-            if other.category in (Category.NIC, Category.SWITCH):
-                reason = next(
-                    (
-                        r
-                        for p in product_ports(other)
-                        if (r := plug_fits(t.form_factor, t.speed_gbps, p))
-                    ),
-                    None,
-                )
-            elif other.category == Category.FIBRE:
-                reason = _fibre_fits_transceiver(other.cable_spec, t)
-            if reason:
-                found.append(Compatible(other, reason))
-
+        found = _transceiver_fits(product, pool)
     elif product.category in (Category.COPPER_CABLE, Category.AOC):
-        c = product.cable_spec
-        for other in pool:
-            if other.category in (Category.NIC, Category.SWITCH):
-                reason = next(
-                    (r for p in product_ports(other) if (r := _cable_fits_port(c, p))), None
-                )
-                if reason:
-                    found.append(Compatible(other, reason))
-
+        found = _cable_fits(product, pool)
     elif product.category == Category.FIBRE:
-        c = product.cable_spec
-        for other in pool:
-            reason = None
-            if other.category == Category.TRANSCEIVER:
-                reason = _fibre_fits_transceiver(c, other.transceiver_spec)
-            elif other.category == Category.PATCH_PANEL:
-                reason = _fibre_fits_panel(c, other.patch_panel_spec)
-            if reason:
-                found.append(Compatible(other, reason))
-
+        found = _fibre_fits(product, pool)
     elif product.category == Category.PATCH_PANEL:
-        panel = product.patch_panel_spec
-        for other in pool:
-            if other.category == Category.FIBRE:
-                reason = _fibre_fits_panel(other.cable_spec, panel)
-                if reason:
-                    found.append(Compatible(other, reason))
+        found = _panel_fits(product, pool)
 
     found.sort(key=lambda item: (item.product.category, item.product.sku))
+    return found
+
+
+def _port_owner_fits(product: Product, pool: list[Product]) -> list[Compatible]:
+    """A NIC's or switch's transceivers and cables (a switch's breakout cables too)."""
+    ports = product_ports(product)
+    breakouts = _switch_breakouts(product)
+    found: list[Compatible] = []
+    for other in pool:
+        reason: str | None = None
+        if other.category == Category.TRANSCEIVER:
+            t = other.transceiver_spec
+            reason = next(
+                (r for p in ports if (r := plug_fits(t.form_factor, t.speed_gbps, p))), None
+            )
+        elif other.category in (Category.COPPER_CABLE, Category.AOC):
+            c = other.cable_spec
+            if c.breakout_ways > 1:
+                reason = _breakout_fits(c, breakouts)
+            if reason is None:
+                reason = next((r for p in ports if (r := _cable_fits_port(c, p))), None)
+        if reason:
+            found.append(Compatible(other, reason))
+    return found
+
+
+def _breakout_fits(c: CableSpec, breakouts: list[tuple[Port, int, int]]) -> str | None:
+    """The first of a switch's breakout modes a breakout cable fits, as a reason."""
+    for port, ways, speed in breakouts:
+        if (
+            c.breakout_ways == ways
+            and c.leg_speed_gbps == speed
+            and plug_fits(c.end_a, c.speed_gbps, port)
+        ):
+            return _("%(ff)s port broken out %(ways)s x %(speed)sG") % {
+                "ff": port.form_factor,
+                "ways": ways,
+                "speed": speed,
+            }
+    return None
+
+
+def _transceiver_fits(product: Product, pool: list[Product]) -> list[Compatible]:
+    t = product.transceiver_spec
+    found: list[Compatible] = []
+    for other in pool:
+        reason = None
+        if other.category in (Category.NIC, Category.SWITCH):
+            reason = next(
+                (
+                    r
+                    for p in product_ports(other)
+                    if (r := plug_fits(t.form_factor, t.speed_gbps, p))
+                ),
+                None,
+            )
+        elif other.category == Category.FIBRE:
+            reason = _fibre_fits_transceiver(other.cable_spec, t)
+        if reason:
+            found.append(Compatible(other, reason))
+    return found
+
+
+def _cable_fits(product: Product, pool: list[Product]) -> list[Compatible]:
+    c = product.cable_spec
+    found: list[Compatible] = []
+    for other in pool:
+        if other.category in (Category.NIC, Category.SWITCH):
+            reason = next((r for p in product_ports(other) if (r := _cable_fits_port(c, p))), None)
+            if reason:
+                found.append(Compatible(other, reason))
+    return found
+
+
+def _fibre_fits(product: Product, pool: list[Product]) -> list[Compatible]:
+    c = product.cable_spec
+    found: list[Compatible] = []
+    for other in pool:
+        reason = None
+        if other.category == Category.TRANSCEIVER:
+            reason = _fibre_fits_transceiver(c, other.transceiver_spec)
+        elif other.category == Category.PATCH_PANEL:
+            reason = _fibre_fits_panel(c, other.patch_panel_spec)
+        if reason:
+            found.append(Compatible(other, reason))
+    return found
+
+
+def _panel_fits(product: Product, pool: list[Product]) -> list[Compatible]:
+    panel = product.patch_panel_spec
+    found: list[Compatible] = []
+    for other in pool:
+        if other.category == Category.FIBRE:
+            reason = _fibre_fits_panel(other.cable_spec, panel)
+            if reason:
+                found.append(Compatible(other, reason))
     return found
 
 

@@ -512,49 +512,9 @@ def link_rows(
     for link in result.links:
         speed = link.speed_gbps
         ends = {"a": _end_row(link.end_a, link.a, speed), "b": _end_row(link.end_b, link.b, speed)}
-        modules = []
-        for side, sku, count, end in (
-            ("a", link.transceiver_sku_a, link.transceivers_a, link.end_a),
-            ("b", link.transceiver_sku_b, link.transceivers_b, link.end_b),
-        ):
-            if sku is None or not count:
-                continue
-            generic = "" if sku else _generic_module(link, end, result.bom)
-            modules.append(
-                {
-                    "end": ends[side]["role"],
-                    "name": sku
-                    or (part_name("", generic, gaps) if generic else _("Generic module")),
-                    "description": names.get(sku, "") if sku else "",
-                    "quantity": count,
-                    "generic": not sku,
-                    "to_be_priced": not sku and _to_be_priced(generic, unpriced),
-                }
-            )
-        fibre = [
-            {
-                "kind": line.kind,
-                "kind_label": _fibre_kind(line.kind),
-                "name": part_name(line.sku, line.description, gaps),
-                "description": names.get(line.sku, "") if line.sku else "",
-                "quantity": line.quantity,
-                "note": _("%(n)s ports used") % {"n": f"{line.ports_used:,}"}
-                if line.ports_used
-                else "",
-                "generic": not line.sku,
-                "to_be_priced": not line.sku and _to_be_priced(line.description, unpriced),
-            }
-            for line in link.fibre
-        ]
-        cable_name = link.cable_description or link.cable_sku
-        cable = {
-            "name": part_name(link.cable_sku, cable_name, gaps),
-            "description": names.get(link.cable_sku, cable_name) if link.cable_sku else "",
-            "quantity": link.cables,
-            "note": _links_per_cable(link.links_per_cable or 1),
-            "generic": not link.cable_sku,
-            "to_be_priced": not link.cable_sku and _to_be_priced(cable_name, unpriced),
-        }
+        modules = _module_parts(link, ends, result.bom, names, gaps, unpriced)
+        fibre = _fibre_parts(link, names, gaps, unpriced)
+        cable = _cable_part(link, names, gaps, unpriced)
         rows.append(
             {
                 "plane": link.plane,
@@ -579,6 +539,75 @@ def link_rows(
             }
         )
     return rows
+
+
+def _module_parts(
+    link: LinkResult,
+    ends: Mapping[str, dict[str, Any]],
+    bom: Sequence[BomLineResult],
+    names: Mapping[str, str],
+    gaps: Mapping[str, Text],
+    unpriced: Collection[str] | None,
+) -> list[dict[str, Any]]:
+    modules = []
+    for side, sku, count, end in (
+        ("a", link.transceiver_sku_a, link.transceivers_a, link.end_a),
+        ("b", link.transceiver_sku_b, link.transceivers_b, link.end_b),
+    ):
+        if sku is None or not count:
+            continue
+        generic = "" if sku else _generic_module(link, end, bom)
+        modules.append(
+            {
+                "end": ends[side]["role"],
+                "name": sku or (part_name("", generic, gaps) if generic else _("Generic module")),
+                "description": names.get(sku, "") if sku else "",
+                "quantity": count,
+                "generic": not sku,
+                "to_be_priced": not sku and _to_be_priced(generic, unpriced),
+            }
+        )
+    return modules
+
+
+def _fibre_parts(
+    link: LinkResult,
+    names: Mapping[str, str],
+    gaps: Mapping[str, Text],
+    unpriced: Collection[str] | None,
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": line.kind,
+            "kind_label": _fibre_kind(line.kind),
+            "name": part_name(line.sku, line.description, gaps),
+            "description": names.get(line.sku, "") if line.sku else "",
+            "quantity": line.quantity,
+            "note": _("%(n)s ports used") % {"n": f"{line.ports_used:,}"}
+            if line.ports_used
+            else "",
+            "generic": not line.sku,
+            "to_be_priced": not line.sku and _to_be_priced(line.description, unpriced),
+        }
+        for line in link.fibre
+    ]
+
+
+def _cable_part(
+    link: LinkResult,
+    names: Mapping[str, str],
+    gaps: Mapping[str, Text],
+    unpriced: Collection[str] | None,
+) -> dict[str, Any]:
+    cable_name = link.cable_description or link.cable_sku
+    return {
+        "name": part_name(link.cable_sku, cable_name, gaps),
+        "description": names.get(link.cable_sku, cable_name) if link.cable_sku else "",
+        "quantity": link.cables,
+        "note": _links_per_cable(link.links_per_cable or 1),
+        "generic": not link.cable_sku,
+        "to_be_priced": not link.cable_sku and _to_be_priced(cable_name, unpriced),
+    }
 
 
 # --- growth and racks: one wording, one figure ---------------------------------------------------

@@ -282,6 +282,11 @@ def _plane_rows(plane: PlaneResult, result: DesignResult, labels: Mapping[str, s
     return rows
 
 
+# Topology layout: the row titles' column on the left, the boxes to the right of it.
+_LEFT, _RIGHT = 190, 16
+_BOX_H, _ROW_GAP_MIN, _LINE_H = 40, 34, 14
+
+
 def topology_svg(
     result: DesignResult, labels: Mapping[str, str] | None = None, *, width: int = 980
 ) -> str:
@@ -292,113 +297,11 @@ def topology_svg(
     ellipsis and the last, so the drawing stays readable from 8 to 100,000+ GPUs. Link
     bundles between two tiers are labelled with their count, speed, media and length."""
     labels = {**TOPOLOGY_DEFAULT_LABELS, **(labels or {})}
-    left, right = 190, 16
-    box_h, row_gap_min, line_h = 40, 34, 14
-    area = width - left - right
+    area = width - _LEFT - _RIGHT
     parts: list[str] = []
     y = 8.0
     for plane in result.planes:
-        name = plane.name
-        rows = _plane_rows(plane, result, labels)
-        plane_key = "storage_plane" if name == "storage" else name
-        heading = f"{labels.get(plane_key, name)} · {fabric_label(plane.style)}"
-        if plane.fabric_planes > 1:
-            heading += f" · {plane.fabric_planes} × {labels['planes']}"
-        parts.append(
-            f'<text x="8" y="{y + 16}" font-size="14" font-weight="700" fill="#1b2430">'
-            f"{escape(heading)}</text>"
-        )
-        y += 28
-        links = result.plane_links(name)
-        previous: tuple[_Row, float, list[float]] | None = None
-        for row in rows:
-            stroke, fill = ROLE_COLOURS[row.colour]
-            boxes = row.boxes
-            slot = area / max(1, len(boxes))
-            box_w = min(150.0, slot - 8)
-            centres = [left + slot * (i + 0.5) for i in range(len(boxes))]
-            if previous is not None:
-                upper, upper_y, upper_centres = previous
-                lower_role = "server" if row.role == "endpoint" else row.role
-                bundle = [
-                    link
-                    for link in links
-                    if link.b == upper.role and (link.a == lower_role or row.role == "endpoint")
-                ]
-                text = _bundle_lines(bundle, labels)
-                gap = max(row_gap_min, 22 + line_h * len(text))
-                top_y = upper_y + box_h
-                y = top_y + gap
-                parts.append('<g stroke="#9aa6b5" stroke-width="1" stroke-opacity="0.55">')
-                pairs = _connections(upper, row, len(upper_centres), len(centres))
-                for i, j in pairs:
-                    parts.append(
-                        f'<line x1="{centres[j]:.1f}" y1="{y:.1f}" '
-                        f'x2="{upper_centres[i]:.1f}" y2="{top_y:.1f}"/>'
-                    )
-                parts.append("</g>")
-                if text:
-                    text = [_fit(line, area - 16, 11) for line in text]
-                    label_w = max(_text_width(line, 11) for line in text) + 16
-                    lx = left + area / 2 - label_w / 2
-                    ly = top_y + gap / 2 - (line_h * len(text)) / 2 - 4
-                    parts.append(
-                        f'<rect x="{lx:.1f}" y="{ly:.1f}" width="{label_w:.1f}" '
-                        f'height="{line_h * len(text) + 8}" rx="4" fill="#ffffff" '
-                        'stroke="#c4ccd6"/>'
-                    )
-                    for k, line in enumerate(text):
-                        parts.append(
-                            f'<text x="{left + area / 2:.1f}" y="{ly + 15 + k * line_h:.1f}" '
-                            f'text-anchor="middle" font-size="11" fill="#1b2430">'
-                            f"{escape(line)}</text>"
-                        )
-            parts.append(
-                f'<text x="8" y="{y + 16}" font-size="12" font-weight="600" fill="{stroke}">'
-                f"{escape(_fit(row.title, TITLE_W, 12))}<title>{escape(row.title)}</title></text>"
-            )
-            if row.subtitle:
-                parts.append(
-                    f'<text x="8" y="{y + 31}" font-size="10.5" fill="#5b6676">'
-                    f"{escape(_fit(row.subtitle, TITLE_W, 10.5))}</text>"
-                )
-            for box, cx in zip(boxes, centres, strict=True):
-                x0 = cx - box_w / 2
-                if box.ellipsis:
-                    # "+N" over "more", each on its own line within the slot: on one line, in
-                    # Chinese and at the PDF's width, it ran over the boxes beside it.
-                    parts.append(
-                        f'<text x="{cx:.1f}" y="{y + 17}" text-anchor="middle" font-size="11" '
-                        f'font-weight="600" fill="{stroke}">'
-                        f"{escape(_fit(box.subtitle, slot - 4, 11))}</text>"
-                    )
-                    if _text_width(labels["more"], 9.5) <= slot - 4:  # else "+N" says it alone
-                        parts.append(
-                            f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" '
-                            f'font-size="9.5" fill="#5b6676">{escape(labels["more"])}</text>'
-                        )
-                    continue
-                parts.append(
-                    f'<rect x="{x0:.1f}" y="{y}" width="{box_w:.1f}" height="{box_h}" rx="4" '
-                    f'fill="{fill}" stroke="{stroke}" stroke-width="1.2"/>'
-                )
-                size = 11 if box_w >= 60 else 9
-                title_y = y + (16 if box.subtitle else 24)
-                parts.append(
-                    f'<text x="{cx:.1f}" y="{title_y}" text-anchor="middle" font-size="{size}" '
-                    f'font-weight="600" fill="#1b2430">'
-                    f"{escape(_fit_either(box.title, box.short_title, box_w - 6, size))}"
-                    "</text>"
-                )
-                if box.subtitle:
-                    parts.append(
-                        f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" font-size="9.5" '
-                        f'fill="#5b6676">'
-                        f"{escape(_fit_either(box.subtitle, box.short_subtitle, box_w - 6, 9.5))}"
-                        "</text>"
-                    )
-            previous = (row, y, centres)
-        y += box_h + 26
+        y = _plane_svg(parts, plane, result, labels, area, y)
     height = int(y)
     title = escape(labels["title"])
     return (
@@ -409,6 +312,155 @@ def topology_svg(
         + "".join(parts)
         + "</svg>"
     )
+
+
+def _plane_svg(
+    parts: list[str],
+    plane: PlaneResult,
+    result: DesignResult,
+    labels: Mapping[str, str],
+    area: float,
+    y: float,
+) -> float:
+    """Appends one plane's section (heading, rows, bundles) at `y`; returns the y after it."""
+    name = plane.name
+    rows = _plane_rows(plane, result, labels)
+    plane_key = "storage_plane" if name == "storage" else name
+    heading = f"{labels.get(plane_key, name)} · {fabric_label(plane.style)}"
+    if plane.fabric_planes > 1:
+        heading += f" · {plane.fabric_planes} × {labels['planes']}"
+    parts.append(
+        f'<text x="8" y="{y + 16}" font-size="14" font-weight="700" fill="#1b2430">'
+        f"{escape(heading)}</text>"
+    )
+    y += 28
+    links = result.plane_links(name)
+    previous: tuple[_Row, float, list[float]] | None = None
+    for row in rows:
+        slot = area / max(1, len(row.boxes))
+        centres = [_LEFT + slot * (i + 0.5) for i in range(len(row.boxes))]
+        if previous is not None:
+            y = _bundle_svg(parts, previous, row, centres, links, labels, area)
+        parts.extend(_row_svg(row, centres, slot, y, labels))
+        previous = (row, y, centres)
+    return y + _BOX_H + 26
+
+
+def _bundle_svg(
+    parts: list[str],
+    previous: tuple[_Row, float, list[float]],
+    row: _Row,
+    centres: list[float],
+    links: Sequence[LinkResult],
+    labels: Mapping[str, str],
+    area: float,
+) -> float:
+    """Appends the lines from `row` up to the row above and their label; returns the y of
+    `row`, which sits below the label's room."""
+    upper, upper_y, upper_centres = previous
+    lower_role = "server" if row.role == "endpoint" else row.role
+    bundle = [
+        link
+        for link in links
+        if link.b == upper.role and (link.a == lower_role or row.role == "endpoint")
+    ]
+    text = _bundle_lines(bundle, labels)
+    gap = max(_ROW_GAP_MIN, 22 + _LINE_H * len(text))
+    top_y = upper_y + _BOX_H
+    y = top_y + gap
+    parts.append('<g stroke="#9aa6b5" stroke-width="1" stroke-opacity="0.55">')
+    for i, j in _connections(upper, row, len(upper_centres), len(centres)):
+        parts.append(
+            f'<line x1="{centres[j]:.1f}" y1="{y:.1f}" '
+            f'x2="{upper_centres[i]:.1f}" y2="{top_y:.1f}"/>'
+        )
+    parts.append("</g>")
+    if text:
+        parts.extend(_bundle_label_svg(text, area, top_y, gap))
+    return y
+
+
+def _bundle_label_svg(text: list[str], area: float, top_y: float, gap: float) -> list[str]:
+    """The bundle's lines in a white box centred in the gap between two rows."""
+    text = [_fit(line, area - 16, 11) for line in text]
+    label_w = max(_text_width(line, 11) for line in text) + 16
+    lx = _LEFT + area / 2 - label_w / 2
+    ly = top_y + gap / 2 - (_LINE_H * len(text)) / 2 - 4
+    parts = [
+        f'<rect x="{lx:.1f}" y="{ly:.1f}" width="{label_w:.1f}" '
+        f'height="{_LINE_H * len(text) + 8}" rx="4" fill="#ffffff" '
+        'stroke="#c4ccd6"/>'
+    ]
+    for k, line in enumerate(text):
+        parts.append(
+            f'<text x="{_LEFT + area / 2:.1f}" y="{ly + 15 + k * _LINE_H:.1f}" '
+            f'text-anchor="middle" font-size="11" fill="#1b2430">'
+            f"{escape(line)}</text>"
+        )
+    return parts
+
+
+def _row_svg(
+    row: _Row, centres: list[float], slot: float, y: float, labels: Mapping[str, str]
+) -> list[str]:
+    """A row's title and subtitle on the left and its boxes across the rest, at `y`."""
+    stroke, fill = ROLE_COLOURS[row.colour]
+    box_w = min(150.0, slot - 8)
+    parts = [
+        f'<text x="8" y="{y + 16}" font-size="12" font-weight="600" fill="{stroke}">'
+        f"{escape(_fit(row.title, TITLE_W, 12))}<title>{escape(row.title)}</title></text>"
+    ]
+    if row.subtitle:
+        parts.append(
+            f'<text x="8" y="{y + 31}" font-size="10.5" fill="#5b6676">'
+            f"{escape(_fit(row.subtitle, TITLE_W, 10.5))}</text>"
+        )
+    for box, cx in zip(row.boxes, centres, strict=True):
+        if box.ellipsis:
+            parts.extend(_ellipsis_svg(box, cx, slot, y, stroke, labels))
+        else:
+            parts.extend(_box_svg(box, cx, box_w, y, stroke, fill))
+    return parts
+
+
+def _ellipsis_svg(
+    box: _Box, cx: float, slot: float, y: float, stroke: str, labels: Mapping[str, str]
+) -> list[str]:
+    # "+N" over "more", each on its own line within the slot: on one line, in Chinese and at
+    # the PDF's width, it ran over the boxes beside it.
+    parts = [
+        f'<text x="{cx:.1f}" y="{y + 17}" text-anchor="middle" font-size="11" '
+        f'font-weight="600" fill="{stroke}">'
+        f"{escape(_fit(box.subtitle, slot - 4, 11))}</text>"
+    ]
+    if _text_width(labels["more"], 9.5) <= slot - 4:  # else "+N" says it alone
+        parts.append(
+            f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" '
+            f'font-size="9.5" fill="#5b6676">{escape(labels["more"])}</text>'
+        )
+    return parts
+
+
+def _box_svg(box: _Box, cx: float, box_w: float, y: float, stroke: str, fill: str) -> list[str]:
+    x0 = cx - box_w / 2
+    size = 11 if box_w >= 60 else 9
+    title_y = y + (16 if box.subtitle else 24)
+    parts = [
+        f'<rect x="{x0:.1f}" y="{y}" width="{box_w:.1f}" height="{_BOX_H}" rx="4" '
+        f'fill="{fill}" stroke="{stroke}" stroke-width="1.2"/>',
+        f'<text x="{cx:.1f}" y="{title_y}" text-anchor="middle" font-size="{size}" '
+        f'font-weight="600" fill="#1b2430">'
+        f"{escape(_fit_either(box.title, box.short_title, box_w - 6, size))}"
+        "</text>",
+    ]
+    if box.subtitle:
+        parts.append(
+            f'<text x="{cx:.1f}" y="{y + 31}" text-anchor="middle" font-size="9.5" '
+            f'fill="#5b6676">'
+            f"{escape(_fit_either(box.subtitle, box.short_subtitle, box_w - 6, 9.5))}"
+            "</text>"
+        )
+    return parts
 
 
 # Advance widths in em of Noto Sans (the drawings' font for Latin text), rounded up; any other

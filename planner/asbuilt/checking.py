@@ -98,102 +98,33 @@ def compare(
 ) -> dict[str, Any]:
     """The punch list (every cable that is not correct, and every unexpected link), counts per
     status and a summary per rack; JSON-ready. `progress(done)` is called every 1,000 cables."""
-    adjacent: dict[Endpoint, set[Endpoint]] = defaultdict(set)
-    link_line: dict[frozenset[Endpoint], tuple[str, int]] = {}
-    for item in neighbours:
-        adjacent[item.local].add(item.remote)
-        adjacent[item.remote].add(item.local)
-        link_line.setdefault(frozenset((item.local, item.remote)), item.where)
-
+    adjacent, link_line = _observed(neighbours)
     cable_list = list(cables)
-    partner: dict[Endpoint, tuple[Endpoint, int]] = {}
-    cable_legs: list[list[tuple[Endpoint, Endpoint]]] = []
-    for index, cable in enumerate(cable_list):
-        pairs = [((a, ap), (b, bp)) for a, ap, b, bp in legs(cable.row)]
-        cable_legs.append(pairs)
-        for x, y in pairs:
-            partner[x] = (y, index)
-            partner[y] = (x, index)
+    partner, cable_legs = _designed(cable_list)
 
     counts: Counter[str] = Counter()
     racks: dict[str, Counter[str]] = defaultdict(Counter)
     punch: list[dict[str, Any]] = []
     explained: set[frozenset[Endpoint]] = set()
     for index, cable in enumerate(cable_list):
-        statuses: list[Status] = []
-        found: list[str] = []
-        swapped_with: set[str] = set()
-        lines: set[tuple[str, int]] = set()
-        for x, y in cable_legs[index]:
-            if y in adjacent.get(x, ()):
-                statuses.append(Status.CORRECT)
-                continue
-            seen = sorted(adjacent.get(x, set()) | adjacent.get(y, set()))
-            if not seen:
-                statuses.append(Status.MISSING)
-                continue
-            for near in (x, y):
-                for other in adjacent.get(near, ()):
-                    link = frozenset((near, other))
-                    explained.add(link)
-                    lines.add(link_line[link])
-                    found.append(f"{_end(near)} ↔ {_end(other)}")
-            swap = _swap(x, y, adjacent, partner)
-            if swap is not None:
-                statuses.append(Status.SWAPPED)
-                swapped_with.add(cable_list[swap].id)
-            else:
-                statuses.append(Status.WRONG_PORT)
-        status = next(s for s in _SEVERITY if s in statuses)
+        status, found, swaps, lines = _check_cable(
+            cable_legs[index], adjacent, partner, link_line, explained
+        )
         counts[status] += 1
         for rack in {cable.a_rack, cable.b_rack}:
             racks[rack][status] += 1
         if status != Status.CORRECT:
-            punch.append(
-                {
-                    "status": str(status),
-                    "cable_id": cable.id,
-                    "label": cable.row.label,
-                    "a_rack": cable.a_rack,
-                    "a_device": cable.row.a_device,
-                    "a_port": cable.row.a_port,
-                    "b_rack": cable.b_rack,
-                    "b_device": cable.row.b_device,
-                    "b_port": cable.row.b_port,
-                    "found": "; ".join(found),
-                    "swapped_with": " ".join(sorted(swapped_with)),
-                    "lines": _lines_json(lines),
-                }
-            )
+            swapped_with = {cable_list[swap].id for swap in swaps}
+            punch.append(_cable_punch(cable, status, found, swapped_with, lines))
         if progress is not None and index % 1000 == 999:
             progress(index + 1)
 
     expected = {frozenset(pair) for pairs in cable_legs for pair in pairs}
-    for link, line in sorted(link_line.items(), key=lambda item: item[1]):
-        if link in expected or link in explained:
-            continue
-        u, v = sorted(link)
-        u_rack = rack_of.get(u[0], "")
-        v_rack = rack_of.get(v[0], "")
+    for row in _unexpected_punch(link_line, expected, explained, rack_of=rack_of):
         counts[Status.UNEXPECTED] += 1
-        for rack in {u_rack, v_rack}:
+        for rack in {row["a_rack"], row["b_rack"]}:
             racks[rack][Status.UNEXPECTED] += 1
-        punch.append(
-            {
-                "status": str(Status.UNEXPECTED),
-                "cable_id": "",
-                "label": "",
-                "a_rack": u_rack,
-                "a_device": u[0],
-                "a_port": u[1],
-                "b_rack": v_rack,
-                "b_device": v[0],
-                "b_port": v[1],
-                "found": f"{_end(u)} ↔ {_end(v)}",
-                "swapped_with": "",
-                "lines": _lines_json({line}),
-            }
-        )
+        punch.append(row)
     return {
         "cables_total": len(cable_list),
         "links_observed": len(link_line),
@@ -204,6 +135,128 @@ def compare(
         ],
         "punch": punch,
     }
+
+
+def _observed(
+    neighbours: list[Neighbour],
+) -> tuple[dict[Endpoint, set[Endpoint]], dict[frozenset[Endpoint], tuple[str, int]]]:
+    """Each port's neighbours as read, and where each link was first reported."""
+    adjacent: dict[Endpoint, set[Endpoint]] = defaultdict(set)
+    link_line: dict[frozenset[Endpoint], tuple[str, int]] = {}
+    for item in neighbours:
+        adjacent[item.local].add(item.remote)
+        adjacent[item.remote].add(item.local)
+        link_line.setdefault(frozenset((item.local, item.remote)), item.where)
+    return adjacent, link_line
+
+
+def _designed(
+    cable_list: list[Cable],
+) -> tuple[dict[Endpoint, tuple[Endpoint, int]], list[list[tuple[Endpoint, Endpoint]]]]:
+    """Each cabled port's far end and cable (by index), and each cable's legs."""
+    partner: dict[Endpoint, tuple[Endpoint, int]] = {}
+    cable_legs: list[list[tuple[Endpoint, Endpoint]]] = []
+    for index, cable in enumerate(cable_list):
+        pairs = [((a, ap), (b, bp)) for a, ap, b, bp in legs(cable.row)]
+        cable_legs.append(pairs)
+        for x, y in pairs:
+            partner[x] = (y, index)
+            partner[y] = (x, index)
+    return partner, cable_legs
+
+
+def _check_cable(
+    pairs: list[tuple[Endpoint, Endpoint]],
+    adjacent: Mapping[Endpoint, set[Endpoint]],
+    partner: Mapping[Endpoint, tuple[Endpoint, int]],
+    link_line: Mapping[frozenset[Endpoint], tuple[str, int]],
+    explained: set[frozenset[Endpoint]],
+) -> tuple[Status, list[str], list[int], set[tuple[str, int]]]:
+    """One cable's worst status over its legs, what was found at its ends instead, the cables
+    (by index) it was swapped with, and where those links were reported. Adds the links that
+    explain a wrong leg to `explained`, so they are not also reported as unexpected."""
+    statuses: list[Status] = []
+    found: list[str] = []
+    swaps: list[int] = []
+    lines: set[tuple[str, int]] = set()
+    for x, y in pairs:
+        if y in adjacent.get(x, ()):
+            statuses.append(Status.CORRECT)
+            continue
+        seen = sorted(adjacent.get(x, set()) | adjacent.get(y, set()))
+        if not seen:
+            statuses.append(Status.MISSING)
+            continue
+        for near in (x, y):
+            for other in adjacent.get(near, ()):
+                link = frozenset((near, other))
+                explained.add(link)
+                lines.add(link_line[link])
+                found.append(f"{_end(near)} ↔ {_end(other)}")
+        swap = _swap(x, y, adjacent, partner)
+        if swap is not None:
+            statuses.append(Status.SWAPPED)
+            swaps.append(swap)
+        else:
+            statuses.append(Status.WRONG_PORT)
+    status = next(s for s in _SEVERITY if s in statuses)
+    return status, found, swaps, lines
+
+
+def _cable_punch(
+    cable: Cable,
+    status: Status,
+    found: list[str],
+    swapped_with: set[str],
+    lines: set[tuple[str, int]],
+) -> dict[str, Any]:
+    return {
+        "status": str(status),
+        "cable_id": cable.id,
+        "label": cable.row.label,
+        "a_rack": cable.a_rack,
+        "a_device": cable.row.a_device,
+        "a_port": cable.row.a_port,
+        "b_rack": cable.b_rack,
+        "b_device": cable.row.b_device,
+        "b_port": cable.row.b_port,
+        "found": "; ".join(found),
+        "swapped_with": " ".join(sorted(swapped_with)),
+        "lines": _lines_json(lines),
+    }
+
+
+def _unexpected_punch(
+    link_line: Mapping[frozenset[Endpoint], tuple[str, int]],
+    expected: set[frozenset[Endpoint]],
+    explained: set[frozenset[Endpoint]],
+    *,
+    rack_of: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """A punch-list row for every link read that no cable has and no wrong cable explains, in
+    the order they were reported."""
+    rows: list[dict[str, Any]] = []
+    for link, line in sorted(link_line.items(), key=lambda item: item[1]):
+        if link in expected or link in explained:
+            continue
+        u, v = sorted(link)
+        rows.append(
+            {
+                "status": str(Status.UNEXPECTED),
+                "cable_id": "",
+                "label": "",
+                "a_rack": rack_of.get(u[0], ""),
+                "a_device": u[0],
+                "a_port": u[1],
+                "b_rack": rack_of.get(v[0], ""),
+                "b_device": v[0],
+                "b_port": v[1],
+                "found": f"{_end(u)} ↔ {_end(v)}",
+                "swapped_with": "",
+                "lines": _lines_json({line}),
+            }
+        )
+    return rows
 
 
 def _lines_json(places: set[tuple[str, int]]) -> list[int | str]:

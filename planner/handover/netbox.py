@@ -113,46 +113,11 @@ def netbox_zip(
     """The zip: manufacturers, roles, device types, the site, its racks, devices with their rack
     positions, every cabled interface, and one cable per link (a breakout cable's legs share
     its id, suffixed /1, /2 ... as NetBox cables have one termination per side here)."""
-    vendors = vendors or {}
-    skus = {tier.switch: tier.sku for plane in design.planes for tier in plane.tiers}
-
-    def vendor(model: str, role: str) -> str:
-        if role == "server":
-            return CUSTOMER_VENDOR
-        sku = skus.get(model)
-        return vendors.get(sku or model, GENERIC_VENDOR) if sku else GENERIC_VENDOR
-
     device_types: dict[tuple[str, str], int] = {}
     devices: list[list[object]] = []
     roles: set[str] = set()
-    for rack in elevations.racks:
-        for item in rack.items:
-            if item.role in ("pdu", "cable_manager"):
-                continue
-            maker = vendor(item.model, item.role)
-            device_types.setdefault((maker, item.model), item.units)
-            roles.add(item.role)
-            name = item.device
-            devices.append(
-                [name, item.role, maker, item.model, "planned", site, rack.name, item.u, "front"]
-            )
-    interfaces: dict[tuple[str, str], str] = {}
-    cable_rows: list[list[object]] = []
-    for cable in cables:
-        row = cable.row
-        parts = legs(row)
-        for k, (a_device, a_port, b_device, b_port) in enumerate(parts):
-            interfaces.setdefault(
-                (a_device, a_port), interface_type(row.a_form_factor, row.speed_gbps)
-            )
-            interfaces.setdefault(
-                (b_device, b_port), interface_type(row.b_form_factor, row.speed_gbps)
-            )
-            label = cable.id if len(parts) == 1 else f"{cable.id}/{k + 1}"
-            cable_rows.append(
-                [a_device, "dcim.interface", a_port, b_device, "dcim.interface", b_port,
-                 CABLE_TYPES.get(row.media.value, ""), "planned", label, row.length_m, "m"]
-            )  # fmt: skip
+    _racked_devices(design, elevations, vendors or {}, site, device_types, devices, roles)
+    interfaces, cable_rows = _cabled(cables)
     placed = {str(row[0]) for row in devices}
     # Devices on the schedule the racks do not hold (storage nodes, management ports' owners)
     # are created unracked, so every cable's ends exist.
@@ -184,6 +149,60 @@ def netbox_zip(
         for (name, header), rows in zip(FILES, contents, strict=True):
             archive.writestr(name, _csv(header, rows))
     return out.getvalue()
+
+
+def _racked_devices(
+    design: Design,
+    elevations: Elevations,
+    vendors: Mapping[str, str],
+    site: str,
+    device_types: dict[tuple[str, str], int],
+    devices: list[list[object]],
+    roles: set[str],
+) -> None:
+    """Adds the devices the racks hold (not their PDUs and cable managers) to `devices`, with
+    their types and roles."""
+    skus = {tier.switch: tier.sku for plane in design.planes for tier in plane.tiers}
+
+    def vendor(model: str, role: str) -> str:
+        if role == "server":
+            return CUSTOMER_VENDOR
+        sku = skus.get(model)
+        return vendors.get(sku or model, GENERIC_VENDOR) if sku else GENERIC_VENDOR
+
+    for rack in elevations.racks:
+        for item in rack.items:
+            if item.role in ("pdu", "cable_manager"):
+                continue
+            maker = vendor(item.model, item.role)
+            device_types.setdefault((maker, item.model), item.units)
+            roles.add(item.role)
+            name = item.device
+            devices.append(
+                [name, item.role, maker, item.model, "planned", site, rack.name, item.u, "front"]
+            )
+
+
+def _cabled(cables: Iterable[Cable]) -> tuple[dict[tuple[str, str], str], list[list[object]]]:
+    """Every cabled interface's type, and one cable row per leg."""
+    interfaces: dict[tuple[str, str], str] = {}
+    cable_rows: list[list[object]] = []
+    for cable in cables:
+        row = cable.row
+        parts = legs(row)
+        for k, (a_device, a_port, b_device, b_port) in enumerate(parts):
+            interfaces.setdefault(
+                (a_device, a_port), interface_type(row.a_form_factor, row.speed_gbps)
+            )
+            interfaces.setdefault(
+                (b_device, b_port), interface_type(row.b_form_factor, row.speed_gbps)
+            )
+            label = cable.id if len(parts) == 1 else f"{cable.id}/{k + 1}"
+            cable_rows.append(
+                [a_device, "dcim.interface", a_port, b_device, "dcim.interface", b_port,
+                 CABLE_TYPES.get(row.media.value, ""), "planned", label, row.length_m, "m"]
+            )  # fmt: skip
+    return interfaces, cable_rows
 
 
 __all__ = ["FILES", "interface_type", "netbox_zip", "slug"]

@@ -296,6 +296,76 @@ def _estimate(job: Job | None, design: EngineDesign) -> CommsEstimate | None:
     return estimate(job, design)
 
 
+def _alternative_option(
+    other: EngineDesign,
+    *,
+    job: Job | None,
+    base: CommsEstimate | None,
+    base_cost: Decimal | None,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal],
+    currency: str,
+) -> Option:
+    """One alternative as the design's section lists it: its cost, and its estimate compared
+    with the design's when both run the job."""
+    other_cost, other_unpriced = _cost(other, catalog, prices)
+    other_estimate = _estimate(job, other)
+    comparison = None
+    if base is not None and other_estimate is not None:
+        comparison = compare(
+            base, other_estimate, label=_short(other), base_cost=base_cost,
+            other_cost=other_cost, currency=currency,
+        )  # fmt: skip
+    return Option(
+        key=other.label,
+        label=_short(other), is_design=False,
+        pick=vocabulary.alternative_labels(other.labels, other.label),
+        gpus=other.gpus, cost=other_cost,
+        cost_per_gpu=per_unit(other_cost, other.gpus),
+        unpriced_lines=other_unpriced,
+        leaf_oversubscription=(
+            other_estimate.leaf_oversubscription if other_estimate else 1.0
+        ),
+        estimate=other_estimate, comparison=comparison,
+        comparison_text=_comparison_text(comparison),
+    )  # fmt: skip
+
+
+def _effect_rows(report: FailureReport) -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {
+            "component": effect.component,
+            "label": component_label(effect.component),
+            "servers_cut_off": effect.servers_cut_off,
+            "servers_degraded": effect.servers_degraded,
+            "capacity_lost_gbps": effect.capacity_lost_gbps,
+            "share_lost": effect.share_lost,
+            "effect": translated(effect.effect),
+        }
+        for effect in report.effects
+    )
+
+
+def _growth_rows(growth: GrowthPlan) -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {
+            "index": index,
+            "kind": step.kind,
+            "gpus_before": step.gpus_before,
+            "gpus_after": step.gpus_after,
+            "gpus_added": step.gpus_added,
+            "repeat": step.repeat,
+            "cables_moved": step.cables_moved,
+            "cost": step.cost,
+            "cost_per_added_gpu": step.cost_per_added_gpu,
+            "unpriced_lines": step.unpriced_lines,
+            "description": translated(step.description),
+            "parts": step.parts,
+        }
+        for index, step in enumerate(growth.steps)
+    )
+
+
 def design_meaning(
     *,
     design: Design,
@@ -334,30 +404,13 @@ def design_meaning(
     error = ""
     if with_alternatives:
         found, error = _alternatives(engine, catalog, prices)
-        for other in found:
-            other_cost, other_unpriced = _cost(other, catalog, prices)
-            other_estimate = _estimate(job, other)
-            comparison = None
-            if base is not None and other_estimate is not None:
-                comparison = compare(
-                    base, other_estimate, label=_short(other), base_cost=cost,
-                    other_cost=other_cost, currency=priced.currency,
-                )  # fmt: skip
-            options.append(
-                Option(
-                    key=other.label,
-                    label=_short(other), is_design=False,
-                    pick=vocabulary.alternative_labels(other.labels, other.label),
-                    gpus=other.gpus, cost=other_cost,
-                    cost_per_gpu=per_unit(other_cost, other.gpus),
-                    unpriced_lines=other_unpriced,
-                    leaf_oversubscription=(
-                        other_estimate.leaf_oversubscription if other_estimate else 1.0
-                    ),
-                    estimate=other_estimate, comparison=comparison,
-                    comparison_text=_comparison_text(comparison),
-                )
-            )  # fmt: skip
+        options.extend(
+            _alternative_option(
+                other, job=job, base=base, base_cost=cost, catalog=catalog, prices=prices,
+                currency=priced.currency,
+            )
+            for other in found
+        )  # fmt: skip
     report = failure_report(engine, prices)
     growth = growth_steps(engine, catalog, prices)
     return DesignMeaning(
@@ -370,36 +423,9 @@ def design_meaning(
         options=tuple(options),
         alternatives_error=error,
         failures=report,
-        effects=tuple(
-            {
-                "component": effect.component,
-                "label": component_label(effect.component),
-                "servers_cut_off": effect.servers_cut_off,
-                "servers_degraded": effect.servers_degraded,
-                "capacity_lost_gbps": effect.capacity_lost_gbps,
-                "share_lost": effect.share_lost,
-                "effect": translated(effect.effect),
-            }
-            for effect in report.effects
-        ),
+        effects=_effect_rows(report),
         growth=growth,
-        growth_rows=tuple(
-            {
-                "index": index,
-                "kind": step.kind,
-                "gpus_before": step.gpus_before,
-                "gpus_after": step.gpus_after,
-                "gpus_added": step.gpus_added,
-                "repeat": step.repeat,
-                "cables_moved": step.cables_moved,
-                "cost": step.cost,
-                "cost_per_added_gpu": step.cost_per_added_gpu,
-                "unpriced_lines": step.unpriced_lines,
-                "description": translated(step.description),
-                "parts": step.parts,
-            }
-            for index, step in enumerate(growth.steps)
-        ),
+        growth_rows=_growth_rows(growth),
         growth_notes=tuple(translated(note) for note in growth.notes),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -15,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from catalog.models import PriceList
 from catalog.selectors import default_price_list
+from core.models import Team
 from core.selectors import user_team
 from customers.models import Customer, Opportunity
 from engine.result import BomLineResult, DesignResult, ResultFormatError
@@ -38,7 +40,7 @@ from quotes.services.descriptions import (
 )
 from quotes.services.errors import QuoteInvalid
 from quotes.services.numbering import _next_number, quote_number
-from quotes.services.prices import _catalog_items, _frozen_fields, _reprice
+from quotes.services.prices import CatalogItem, _catalog_items, _frozen_fields, _reprice
 from quotes.services.records import _require_permission, audit_record
 from quotes.services.terms import default_milestones, written_terms
 
@@ -218,6 +220,140 @@ def _initial_lines(
     return lines
 
 
+def _quotable_team(
+    user: User, *, design: Design, customer: Customer, opportunity: Opportunity | None
+) -> Team:
+    """The team the new quote belongs to, once the user may quote this design for this
+    customer (and opportunity); each refusal in words on its own field."""
+    _require_permission(user, "quotes.add_quote")
+    if not designs_visible_to(user).filter(pk=design.pk).exists():
+        raise QuoteInvalid(_("Choose one of your or your team's designs."), field="design")
+    if design.archived_at is not None:
+        # Archived means put away by its owner: quoting it would revive it behind their back.
+        raise QuoteInvalid(_("The design is archived: restore it before quoting."), field="design")
+    team = user_team(user)
+    if team is None:
+        raise QuoteInvalid(_("You belong to no team: quotes belong to a team."))
+    if customer.team_id != team.pk and not user.is_superuser:
+        raise QuoteInvalid(_("Choose one of your team's customers."), field="customer")
+    if opportunity is not None and opportunity.customer_id != customer.pk:
+        raise QuoteInvalid(_("The opportunity belongs to another customer."), field="opportunity")
+    return team
+
+
+def _quoted_bom(design: Design) -> tuple[DesignResult, list[BomLineResult]]:
+    result = _sized_result(design)
+    bom = _bom_lines(result) if result is not None else []
+    if result is None or not bom:
+        raise QuoteInvalid(
+            _("The design has no bill of materials: size it before quoting."), field="design"
+        )
+    return result, bom
+
+
+def _priced_items(
+    result: DesignResult,
+    bom: list[BomLineResult],
+    *,
+    price_list: PriceList,
+    customer: Customer,
+    support_years: int,
+    day: date,
+) -> tuple[tuple[pricing.ServiceQuantity, ...], dict[str, CatalogItem], dict[str, Descriptions]]:
+    """The services the design calls for, and the catalog items (priced for this customer on
+    `day`) and names of every SKU the quote will list."""
+    servers, switches, gpus = _design_counts(result)
+    services = pricing.service_quantities(
+        servers=servers,
+        switches=switches,
+        gpus=gpus,
+        support_years=support_years,
+        support_basis=getattr(price_list, "support_basis", pricing.SUPPORT_BASIS_SWITCH),
+    )
+    skus = {entry.sku for entry in bom if not entry.catalog_gap}
+    skus |= {s.sku for s in services}
+    items = _catalog_items(skus, price_list=price_list, customer=customer, day=day)
+    # Both languages' names: the quote prints in either, whatever language it is created in.
+    names = catalog_descriptions(skus)
+    return services, items, names
+
+
+def _write_terms(
+    revision: QuoteRevision,
+    lines: Sequence[QuoteLine],
+    *,
+    milestones: Sequence[Mapping[str, str]],
+    customer: Customer,
+) -> None:
+    # The terms say what the lines quote (installation included when it is listed).
+    # Written in both languages (each reader reads their own); stored in the customer's.
+    revision.terms_written = written_terms(
+        kinds_and_tiers=[(line.kind, line.tier, line.sku) for line in lines],
+        milestones=milestones,
+    )
+    chinese = customer.preferred_language.lower().startswith("zh")
+    revision.terms = revision.terms_written["zh-hans" if chinese else "en"]
+    revision.save(update_fields=["terms", "terms_written"])
+
+
+def _new_quote(
+    *,
+    user: User,
+    design: Design,
+    customer: Customer,
+    opportunity: Opportunity | None,
+    team: Team,
+    currency: str,
+    title: str,
+    contact_phone: str | None,
+    year: int,
+) -> Quote:
+    sequence = _next_number(year)
+    return Quote.objects.create(
+        number=quote_number(year, sequence),
+        year=year,
+        sequence=sequence,
+        title=title or design.name,
+        customer=customer,
+        opportunity=opportunity,
+        design=design,
+        owner=user,
+        team=team,
+        currency=currency,
+        sales_contact=_sales_contact(user, phone=contact_phone),
+    )
+
+
+def _first_revision(
+    quote: Quote,
+    *,
+    user: User,
+    design: Design,
+    price_list: PriceList,
+    terms: _Terms,
+    milestones: list[dict[str, str]],
+    validity_days: int,
+    support_years: int,
+) -> QuoteRevision:
+    return QuoteRevision.objects.create(
+        quote=quote,
+        number=0,
+        frozen_design=frozen_design_of(design=design),
+        price_list_code=price_list.code,
+        price_list_currency=price_list.currency,
+        prices_are_samples=bool(getattr(price_list, "is_sample", True)),
+        currency=terms.currency,
+        exchange_rate=terms.exchange_rate,
+        tax_rate=terms.tax_rate,
+        services_tax_rate=terms.services_tax_rate,
+        freight_tax_rate=terms.freight_tax_rate,
+        payment_milestones=milestones,
+        validity_days=validity_days,
+        support_years=support_years,
+        created_by=user,
+    )
+
+
 def quote_create(
     *,
     user: User,
@@ -237,25 +373,8 @@ def quote_create(
     `price_list` (the default list when None), the customer's contract prices and quantity tiers,
     and are frozen in the lines. VAT per line kind comes from the price list unless `tax_rate`
     (goods, a fraction) is given; support is priced per switch or per GPU as the list says."""
-    _require_permission(user, "quotes.add_quote")
-    if not designs_visible_to(user).filter(pk=design.pk).exists():
-        raise QuoteInvalid(_("Choose one of your or your team's designs."), field="design")
-    if design.archived_at is not None:
-        # Archived means put away by its owner: quoting it would revive it behind their back.
-        raise QuoteInvalid(_("The design is archived: restore it before quoting."), field="design")
-    team = user_team(user)
-    if team is None:
-        raise QuoteInvalid(_("You belong to no team: quotes belong to a team."))
-    if customer.team_id != team.pk and not user.is_superuser:
-        raise QuoteInvalid(_("Choose one of your team's customers."), field="customer")
-    if opportunity is not None and opportunity.customer_id != customer.pk:
-        raise QuoteInvalid(_("The opportunity belongs to another customer."), field="opportunity")
-    result = _sized_result(design)
-    bom = _bom_lines(result) if result is not None else []
-    if result is None or not bom:
-        raise QuoteInvalid(
-            _("The design has no bill of materials: size it before quoting."), field="design"
-        )
+    team = _quotable_team(user, design=design, customer=customer, opportunity=opportunity)
+    result, bom = _quoted_bom(design)
     price_list = price_list or default_price_list()
     if price_list is None:
         raise QuoteInvalid(_("No price list: load the catalog first."), field="price_list")
@@ -268,64 +387,41 @@ def quote_create(
     )
 
     today = timezone.localdate()
-    servers, switches, gpus = _design_counts(result)
-    services = pricing.service_quantities(
-        servers=servers,
-        switches=switches,
-        gpus=gpus,
+    services, items, names = _priced_items(
+        result,
+        bom,
+        price_list=price_list,
+        customer=customer,
         support_years=support_years,
-        support_basis=getattr(price_list, "support_basis", pricing.SUPPORT_BASIS_SWITCH),
+        day=today,
     )
-    skus = {entry.sku for entry in bom if not entry.catalog_gap}
-    skus |= {s.sku for s in services}
-    items = _catalog_items(skus, price_list=price_list, customer=customer, day=today)
-    # Both languages' names: the quote prints in either, whatever language it is created in.
-    names = catalog_descriptions(skus)
     milestones = default_milestones()
 
     with transaction.atomic():
-        sequence = _next_number(today.year)
-        quote = Quote.objects.create(
-            number=quote_number(today.year, sequence),
-            year=today.year,
-            sequence=sequence,
-            title=title or design.name,
+        quote = _new_quote(
+            user=user,
+            design=design,
             customer=customer,
             opportunity=opportunity,
-            design=design,
-            owner=user,
             team=team,
             currency=terms.currency,
-            sales_contact=_sales_contact(user, phone=contact_phone),
+            title=title,
+            contact_phone=contact_phone,
+            year=today.year,
         )
-        revision = QuoteRevision.objects.create(
-            quote=quote,
-            number=0,
-            frozen_design=frozen_design_of(design=design),
-            price_list_code=price_list.code,
-            price_list_currency=price_list.currency,
-            prices_are_samples=bool(getattr(price_list, "is_sample", True)),
-            currency=terms.currency,
-            exchange_rate=terms.exchange_rate,
-            tax_rate=terms.tax_rate,
-            services_tax_rate=terms.services_tax_rate,
-            freight_tax_rate=terms.freight_tax_rate,
-            payment_milestones=milestones,
+        revision = _first_revision(
+            quote,
+            user=user,
+            design=design,
+            price_list=price_list,
+            terms=terms,
+            milestones=milestones,
             validity_days=validity_days,
             support_years=support_years,
-            created_by=user,
         )
         lines = _initial_lines(revision, bom=bom, items=items, names=names, services=services)
         QuoteLine.objects.bulk_create(lines)
-        # The terms say what the lines quote (installation included when it is listed).
-        # Written in both languages (each reader reads their own); stored in the customer's.
-        revision.terms_written = written_terms(
-            kinds_and_tiers=[(line.kind, line.tier, line.sku) for line in lines],
-            milestones=milestones,
-        )
-        chinese = customer.preferred_language.lower().startswith("zh")
-        revision.terms = revision.terms_written["zh-hans" if chinese else "en"]
-        revision.save(update_fields=["terms", "terms_written"])
+        _write_terms(revision, lines, milestones=milestones, customer=customer)
         _reprice(revision)
         audit_record(
             quote=quote,

@@ -142,6 +142,112 @@ def _recorded(*states: dict[str, Any]) -> list[dict[str, Any]]:
     return shown
 
 
+def _check_unit_cost(user: User, override_unit_cost: Decimal | None) -> None:
+    if override_unit_cost is not _UNSET and override_unit_cost is not None:
+        _require_permission(user, "quotes.view_margin")  # a cost is margin information
+        if override_unit_cost < 0:
+            raise QuoteInvalid(_("A cost cannot be negative."), field="override_unit_cost")
+
+
+def _replace_sku(
+    revision: QuoteRevision, line: QuoteLine, sku: str, *, clear_price: bool, clear_cost: bool
+) -> None:
+    """The line becomes the catalog's `sku`: its kind, name and frozen prices; `clear_price`,
+    `clear_cost`: drop the overrides the call does not give anew."""
+    if line.kind == LineKind.NOTE:
+        raise QuoteInvalid(_("A note has no SKU."), field="sku")
+    item = _sellable_item(revision, sku)
+    line.sku = item.sku
+    line.kind = LineKind.SERVICE if item.category == "service" else LineKind.PRODUCT
+    for name, value in catalog_description(item.sku, default=item.name).fields().items():
+        setattr(line, name, value)
+    for name, value in _frozen_fields(item).items():
+        setattr(line, name, value)
+    if clear_price:
+        line.override_unit_price = None  # it priced what the line was
+    if clear_cost:
+        line.override_unit_cost = None  # the catalog's cost applies now
+
+
+def _set_amounts(
+    line: QuoteLine,
+    *,
+    quantity: int | None,
+    discount_percent: Decimal | None,
+    override_unit_price: Decimal | None,
+) -> None:
+    """Quantity, discount and unit price as given (`override_unit_price` _UNSET: kept)."""
+    if quantity is not None:
+        if line.kind != LineKind.NOTE and quantity < 1:
+            raise QuoteInvalid(
+                _("The quantity is at least 1; delete the line instead."), field="quantity"
+            )
+        line.quantity = quantity
+    if discount_percent is not None:
+        line.discount_percent = _check_discount(discount_percent)
+    if override_unit_price is not _UNSET:
+        if override_unit_price is not None and override_unit_price < 0:
+            raise QuoteInvalid(_("A price cannot be negative."), field="override_unit_price")
+        line.override_unit_price = (
+            pricing.money(override_unit_price) if override_unit_price is not None else None
+        )
+
+
+def _set_texts(
+    line: QuoteLine,
+    *,
+    description: str | None,
+    description_en: str | None,
+    description_zh: str | None,
+    is_optional: bool | None,
+) -> None:
+    if description is not None:
+        line.description, line.description_zh = description, description
+    if description_en is not None:
+        line.description = description_en
+    if description_zh is not None:
+        line.description_zh = description_zh
+    if is_optional is not None:
+        line.is_optional = is_optional
+
+
+def _set_unit_cost(line: QuoteLine, override_unit_cost: Decimal | None) -> None:
+    if override_unit_cost is not None and (
+        line.sku or line.kind in (LineKind.NOTE, LineKind.FREIGHT)
+    ):
+        raise QuoteInvalid(
+            _(
+                "Only a line priced by hand, without a catalog product, takes a unit "
+                "cost: the catalog's cost applies to the others."
+            ),
+            field="override_unit_cost",
+        )
+    line.override_unit_cost = (
+        pricing.money(override_unit_cost) if override_unit_cost is not None else None
+    )
+
+
+def _audit_update(
+    revision: QuoteRevision,
+    user: User,
+    before: dict[str, Any],
+    line: QuoteLine,
+    *,
+    cost_before: Decimal | None,
+) -> None:
+    """The line's change in the trail, if anything changed (`before`: its state before)."""
+    after = _line_state(line)
+    # The cost itself stays out of the trail: the history is shown to everyone who sees the
+    # quote, margins only to some. That it changed, and who changed it, is recorded.
+    cost_changed = cost_before != line.override_unit_cost
+    if before != after or cost_changed:
+        recorded_before, recorded_after = _recorded(before, after)
+        override_changed = (
+            before["override_unit_price"] != after["override_unit_price"] or cost_changed
+        )
+        _audit_line(revision, user, recorded_before, recorded_after, price=override_changed)
+
+
 def revision_line_update(
     *,
     user: User,
@@ -175,77 +281,38 @@ def revision_line_update(
     `expected_version` is the line's version the change was made from (the form's or the ETag's):
     if someone else changed the line since, VersionConflict and nothing is written."""
     _require(user, Action.EDIT)
-    if override_unit_cost is not _UNSET and override_unit_cost is not None:
-        _require_permission(user, "quotes.view_margin")  # a cost is margin information
-        if override_unit_cost < 0:
-            raise QuoteInvalid(_("A cost cannot be negative."), field="override_unit_cost")
+    _check_unit_cost(user, override_unit_cost)
     with transaction.atomic():
         revision, line = _edited_line(line, expected_version=expected_version)
         before = _line_state(line)
         cost_before = line.override_unit_cost
         if sku is not None and sku.strip() != line.sku:
-            if line.kind == LineKind.NOTE:
-                raise QuoteInvalid(_("A note has no SKU."), field="sku")
-            item = _sellable_item(revision, sku.strip())
-            line.sku = item.sku
-            line.kind = LineKind.SERVICE if item.category == "service" else LineKind.PRODUCT
-            for name, value in catalog_description(item.sku, default=item.name).fields().items():
-                setattr(line, name, value)
-            for name, value in _frozen_fields(item).items():
-                setattr(line, name, value)
-            if override_unit_price is _UNSET:
-                line.override_unit_price = None  # it priced what the line was
-            if override_unit_cost is _UNSET:
-                line.override_unit_cost = None  # the catalog's cost applies now
-        if quantity is not None:
-            if line.kind != LineKind.NOTE and quantity < 1:
-                raise QuoteInvalid(
-                    _("The quantity is at least 1; delete the line instead."), field="quantity"
-                )
-            line.quantity = quantity
-        if discount_percent is not None:
-            line.discount_percent = _check_discount(discount_percent)
-        if override_unit_price is not _UNSET:
-            if override_unit_price is not None and override_unit_price < 0:
-                raise QuoteInvalid(_("A price cannot be negative."), field="override_unit_price")
-            line.override_unit_price = (
-                pricing.money(override_unit_price) if override_unit_price is not None else None
+            _replace_sku(
+                revision,
+                line,
+                sku.strip(),
+                clear_price=override_unit_price is _UNSET,
+                clear_cost=override_unit_cost is _UNSET,
             )
-        if description is not None:
-            line.description, line.description_zh = description, description
-        if description_en is not None:
-            line.description = description_en
-        if description_zh is not None:
-            line.description_zh = description_zh
-        if is_optional is not None:
-            line.is_optional = is_optional
+        _set_amounts(
+            line,
+            quantity=quantity,
+            discount_percent=discount_percent,
+            override_unit_price=override_unit_price,
+        )
+        _set_texts(
+            line,
+            description=description,
+            description_en=description_en,
+            description_zh=description_zh,
+            is_optional=is_optional,
+        )
         if override_unit_cost is not _UNSET:
-            if override_unit_cost is not None and (
-                line.sku or line.kind in (LineKind.NOTE, LineKind.FREIGHT)
-            ):
-                raise QuoteInvalid(
-                    _(
-                        "Only a line priced by hand, without a catalog product, takes a unit "
-                        "cost: the catalog's cost applies to the others."
-                    ),
-                    field="override_unit_cost",
-                )
-            line.override_unit_cost = (
-                pricing.money(override_unit_cost) if override_unit_cost is not None else None
-            )
+            _set_unit_cost(line, override_unit_cost)
         line.save()
         _after_change(revision)
         line.refresh_from_db()
-        after = _line_state(line)
-        # The cost itself stays out of the trail: the history is shown to everyone who sees the
-        # quote, margins only to some. That it changed, and who changed it, is recorded.
-        cost_changed = cost_before != line.override_unit_cost
-        if before != after or cost_changed:
-            recorded_before, recorded_after = _recorded(before, after)
-            override_changed = (
-                before["override_unit_price"] != after["override_unit_price"] or cost_changed
-            )
-            _audit_line(revision, user, recorded_before, recorded_after, price=override_changed)
+        _audit_update(revision, user, before, line, cost_before=cost_before)
     return line
 
 

@@ -54,7 +54,8 @@ def test_two_currencies_never_add_or_compare(a, b, left, right):
 @given(amounts, st.integers(min_value=1, max_value=1_000_000), currencies)
 def test_a_share_is_within_half_a_cent_of_the_exact_quotient(a, units, currency):
     shared = Money(a, currency).per(units)
-    assert shared is not None and shared.currency == currency
+    assert shared is not None
+    assert shared.currency == currency
     assert abs(shared.amount - a / units) <= Decimal("0.005")
     assert shared.amount == (a / units).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 

@@ -59,7 +59,8 @@ def test_a_drafts_proposal_follows_the_customers_record(quote, engineer, custome
     revision.refresh_from_db()
     assert second.content_sha256 == revision.content_sha256 == revision_content_sha256(revision)
     cover = _cover(revision)
-    assert NEW in cover and OLD not in cover
+    assert NEW in cover
+    assert OLD not in cover
     assert "wang@example.cn" in cover.split('data-testid="cover-billing-contact">')[1][:120]
     # Asked again with nothing changed: the same document.
     assert document_request(user=engineer, revision=revision, language="en").pk == second.pk
@@ -86,7 +87,8 @@ def test_an_approved_revision_keeps_the_details_it_was_approved_with(
     assert document.content_sha256 == revision.content_sha256 == approved
     assert revision_content_sha256(revision) == approved
     cover = _cover(revision)
-    assert OLD in cover and NEW not in cover
+    assert OLD in cover
+    assert NEW not in cover
 
 
 @pytest.mark.django_db
