@@ -142,9 +142,7 @@ def revision_customer_details_refresh(*, revision: QuoteRevision) -> QuoteRevisi
     if revision.status != QuoteStatus.DRAFT:
         return revision
     # The record as stored now: the caller's copy of the customer may be older.
-    customer = Customer.objects.select_related("billing_contact").get(
-        pk=revision.quote.customer_id
-    )
+    customer = Customer.objects.select_related("billing_contact").get(pk=revision.quote.customer_id)
     if revision.customer_details == customer_details(customer):
         return revision
     locked = QuoteRevision.objects.select_for_update().select_related("quote__customer")
