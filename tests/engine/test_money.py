@@ -32,9 +32,7 @@ def test_nothing_to_share_or_no_price_has_no_figure():
 def test_sums_in_one_currency_are_the_sums_of_their_amounts(a, b, currency):
     assert (Money(a, currency) + Money(b, currency)).amount == a + b
     assert (Money(a, currency) - Money(b, currency)).amount == a - b
-    assert Money.total([Money(a, currency), Money(b, currency)], currency) == Money(
-        a + b, currency
-    )
+    assert Money.total([Money(a, currency), Money(b, currency)], currency) == Money(a + b, currency)
 
 
 @given(amounts, amounts, currencies, currencies)
