@@ -3,12 +3,15 @@
 Below planner and quotes in the layers: designs and quotes point here, never the reverse. The
 tables kept their data when the models moved out of quotes (see migrations/0001_initial.py)."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from core.models import Team
+from customers.sorting import sort_keys
 
 
 class Customer(models.Model):
@@ -32,6 +35,9 @@ class Customer(models.Model):
     )
     external_source = models.CharField(_("CRM source"), max_length=50, blank=True)
     external_id = models.CharField(_("CRM id"), max_length=100, blank=True)
+    # The names as each reader's lists sort them (customers.sorting), kept with the names.
+    sort_en = models.CharField(max_length=1000, blank=True, editable=False)
+    sort_zh = models.CharField(max_length=1000, blank=True, editable=False)
     preferred_language = models.CharField(
         _("preferred language"), max_length=10, choices=settings.LANGUAGES, default="zh-hans"
     )
@@ -44,7 +50,7 @@ class Customer(models.Model):
     class Meta:
         verbose_name = _("customer")
         verbose_name_plural = _("customers")
-        ordering = ["name_en"]
+        ordering = ["sort_en", "id"]  # `in_reading_order` sorts for the reader
         constraints = [
             models.UniqueConstraint(
                 fields=["external_source", "external_id"],
@@ -56,6 +62,14 @@ class Customer(models.Model):
     def __str__(self) -> str:
         # The reader's language picks the name: an English page or PDF shows the English one.
         return self.names[0]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Derived from the names, so written wherever they are (services, admin, imports).
+        self.sort_en, self.sort_zh = sort_keys(self.name_en, self.name_zh)
+        fields = kwargs.get("update_fields")
+        if fields is not None and {"name_en", "name_zh"} & set(fields):
+            kwargs["update_fields"] = {*fields, "sort_en", "sort_zh"}
+        super().save(*args, **kwargs)
 
     @property
     def names(self) -> list[str]:

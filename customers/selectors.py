@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
@@ -56,9 +57,15 @@ def customers_visible_to(user: Viewer) -> QuerySet[Customer]:
     if not user.is_authenticated:
         return customers.none()
     if getattr(user, "is_superuser", False):
-        return customers
+        return in_reading_order(customers)
     team = user_team(user)
-    return customers.filter(team=team) if team else customers.none()
+    return in_reading_order(customers.filter(team=team) if team else customers.none())
+
+
+def in_reading_order(customers: QuerySet[Customer]) -> QuerySet[Customer]:
+    """By the name the reader sees first, Chinese names by their pinyin (customers.sorting)."""
+    chinese = (get_language() or "").startswith("zh")
+    return customers.order_by("sort_zh" if chinese else "sort_en", "id")
 
 
 def customer_for(*, user: Viewer, customer_id: object) -> Customer:
@@ -81,7 +88,7 @@ def customer_search(*, user: Viewer, query: str = "") -> QuerySet[Customer]:
             | Q(name_zh__icontains=query)
             | Q(external_id__icontains=query)
         )
-    return customers.order_by("name_en", "id")
+    return in_reading_order(customers)
 
 
 def contacts_visible_to(user: Viewer) -> QuerySet[Contact]:
