@@ -5,7 +5,6 @@ back."""
 
 import io
 import json
-import time
 from decimal import Decimal
 
 import pytest
@@ -19,6 +18,7 @@ from core.webhooks import verify
 from quotes.models import DiscountPolicy, PolicyMetric
 from tests.conftest import IN_CI, load_seed_catalog, require_service
 from tests.core.receiver import Receiver
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -28,17 +28,6 @@ def token_client(user, scope=TokenScope.READ_WRITE) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
     return client
-
-
-def wait_for(predicate, timeout_s: float, what: str, log=None):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    tail = log.read_text()[-3000:] if log else ""
-    raise AssertionError(f"timed out waiting for {what}\n{tail}")
 
 
 def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
@@ -136,7 +125,9 @@ def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
                     return headers, body
             return None
 
-        headers, body = wait_for(document_ready_delivery, 180, "document.ready", worker.log_path)
+        headers, body = wait_for(
+            document_ready_delivery, 180, "document.ready", every=0.2, log=worker.log_path
+        )
         assert verify(secret=secret, headers=headers, body=body)
         event = json.loads(body)
         assert event["data"]["quote_number"] == number

@@ -15,6 +15,7 @@ from planner.exports.jobs import export_request, export_run, exports_sweep
 from planner.exports.models import ExportFormat, ExportJob
 from planner.services import design_create
 from tests.conftest import load_seed_catalog
+from tests.waiting import wait_until
 
 SMALL = {"gpus": 64, "gpus_per_server": 8, "nic_speed": 400, "fabric": "rail", "leaf": "64x400"}
 # 16,384 GPUs on 64x400 rail leaves: 2,048 servers' 16,384 NIC cables plus the switch tiers'.
@@ -25,15 +26,6 @@ def client_for(user) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
     return client
-
-
-def wait_for(predicate, timeout_s: float, every: float = 0.5) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return bool(predicate())
 
 
 def csv_rows(data: bytes) -> list[dict[str, str]]:
@@ -188,7 +180,7 @@ def test_job_writes_the_same_rows_as_the_stream(
     body = client.get(f"/api/v1/designs/{design.pk}/cabling.csv").json()
     job = ExportJob.objects.get(pk=body["id"])
     start_worker()
-    assert wait_for(lambda: _done(job).status in ("done", "failed"), 120), job.status
+    assert wait_until(lambda: _done(job).status in ("done", "failed"), 120, every=0.5), job.status
     assert job.status == "done", job.error
     data = _downloaded(client, body)
     assert data == stream  # byte for byte: one writer, two ways to deliver it
@@ -236,7 +228,7 @@ def test_a_large_cabling_export_is_a_job_whose_bar_moves(
         seen.add(_done(job).progress)
         return job.status in ("done", "failed")
 
-    assert wait_for(finished, 120, every=0.1), f"{job.status} at {job.progress}%"
+    assert wait_until(finished, 120, every=0.1), f"{job.status} at {job.progress}%"
     assert job.status == "done", job.error
     assert len(seen - {0, 100}) >= 2  # the bar moved in between
     data = _downloaded(client, body)

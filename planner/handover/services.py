@@ -32,9 +32,6 @@ DESIGN_PAGE_RACKS = 2 * RACKS_PER_LINE
 # carry every rack.
 HANDOVER_RACKS_PER_PAGE = 4 * RACKS_PER_LINE
 ELEVATIONS_CACHE_SECONDS = 24 * 3600  # a day: the entry is right for as long as it is kept
-# Past this many servers the design page asks for its elevations after it has loaded, and a save
-# queues the drawing of its first pages (`design_pages_warm`): planner.services says why.
-LAZY_ELEVATIONS_SERVERS = services.LARGE_DESIGN_SERVERS
 
 
 def svg_labels() -> dict[str, str]:
@@ -52,8 +49,8 @@ def design_page_elevations(
 ) -> dict[str, Any]:
     """The elevations section of the design page: the SVG of the first `limit` racks in hall
     order, how many racks there are, and the rack warnings (for every rack, not only those
-    drawn). Empty for a draft that does not size. `lazy`: a design past
-    LAZY_ELEVATIONS_SERVERS whose section is not kept yet gets `{"later": True}`, and the page
+    drawn). Empty for a draft that does not size. `lazy`: a design past LARGE_DESIGN_SERVERS
+    (planner.services) whose section is not kept yet gets `{"later": True}`, and the page
     fetches the section once it has loaded."""
     if design.result is None:
         return {}
@@ -62,7 +59,8 @@ def design_page_elevations(
     # language (the drawing's words are translated).
     key = _design_key(design, limit)
     section: dict[str, Any] | None = cache.get(key)
-    if section is None and lazy and design.result.get("servers", 0) > LAZY_ELEVATIONS_SERVERS:
+    large = design.result.get("servers", 0) > services.LARGE_DESIGN_SERVERS
+    if section is None and lazy and large:
         return {"design": design, "later": True}
     if section is None:
         try:
@@ -235,11 +233,12 @@ def design_pages_warm(*, design_id: int) -> list[str]:
     elevations: the task a save of such a design queues, so that the engineer's first visit is
     a cache read instead of seconds (3.9 s for the elevations of 1,000,000 GPUs). Returns the
     languages drawn; nothing for a design that is gone, a draft without a result, a design of
-    no more than LAZY_ELEVATIONS_SERVERS servers, or one the engine no longer derives."""
+    no more than LARGE_DESIGN_SERVERS (planner.services) servers, or one the engine no longer
+    derives."""
     design = Design.objects.filter(pk=design_id).first()
     if design is None or design.result is None:
         return []
-    if design.result.get("servers", 0) <= LAZY_ELEVATIONS_SERVERS:
+    if design.result.get("servers", 0) <= services.LARGE_DESIGN_SERVERS:
         return []
     try:
         engine = services.design_engine(design=design)

@@ -78,7 +78,7 @@ def handover(request: HttpRequest, pk: int) -> HttpResponse:
 @design_refusals
 def design_elevations_section(request: HttpRequest, pk: int) -> HttpResponse:
     """The design page's elevations section, which the page of a very large design fetches
-    once it has loaded (`LAZY_ELEVATIONS_SERVERS`)."""
+    once it has loaded (past `LARGE_DESIGN_SERVERS`)."""
     design = _sized(request, pk)
     context = design_page_elevations(design=design)
     return render(request, "planner/handover/_elevations.html", context)

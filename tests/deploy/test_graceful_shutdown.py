@@ -24,6 +24,7 @@ from quotes.models import Document, DocumentStatus
 from tests.conftest import load_seed_catalog, worker_env
 from tests.deploy.test_manifests import OVERLAY, one, render
 from tests.quotes.test_documents import REQUEST_64, make_quote
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.worker, pytest.mark.redis]
 
@@ -64,13 +65,6 @@ class Pod:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
         self._log.close()
-
-
-def wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 @pytest.mark.django_db(transaction=True)

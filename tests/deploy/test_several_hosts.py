@@ -33,6 +33,7 @@ from quotes.services import quote_create
 from tests.conftest import ARTIFACTS, load_seed_catalog, worker_env
 from tests.core.test_degrade import _free_port
 from tests.core.test_edge_proxy import NGINX, _wait_listening
+from tests.waiting import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.redis, pytest.mark.worker]
 
@@ -153,13 +154,6 @@ class Load:
                 with self.lock:
                     self.outcomes.append(("POST", outcome))
                 time.sleep(between)
-
-
-def wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.2)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from core import worker_metrics
 from core.models import JobStatus, WorkerProbe
 from core.tasks import run_worker_probe
+from tests.waiting import wait_for
 
 TASK = "core.tasks.run_worker_probe"
 TOKEN = "worker-scrape-token-0123456789"
@@ -55,15 +55,6 @@ def value(text: str, name: str, **labels: str) -> float:
     )
 
 
-def wait_for(predicate, timeout_s: float, worker) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.25)
-    pytest.fail(f"timed out; worker log:\n{worker.log_path.read_text()[-3000:]}")
-
-
 @pytest.mark.slow
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
@@ -82,7 +73,7 @@ def test_a_real_worker_reports_each_task_it_ran_by_name_and_outcome(
         worker = start_worker(queues=[queue], log_path=tmp_path / "worker.log")
     kind = f"test-{os.getpid()}-{id(worker)}"  # its node name before '@' (tests/conftest.py)
 
-    wait_for(lambda: scrape(port)[0] == 200, 90, worker)
+    wait_for(lambda: scrape(port)[0] == 200, 90, "the metrics port", log=worker.log_path)
     status, before = scrape(port)
     assert value(before, "ezmax_celery_tasks_total") == 0
 
@@ -96,7 +87,7 @@ def test_a_real_worker_reports_each_task_it_ran_by_name_and_outcome(
     def counted() -> float:
         return value(scrape(port)[1], "ezmax_celery_tasks_total", task=TASK)
 
-    wait_for(lambda: counted() >= 5, 120, worker)
+    wait_for(lambda: counted() >= 5, 120, "five tasks counted", log=worker.log_path)
     status, text = scrape(port)
     assert status == 200
     ours = {"task": TASK, "worker": kind}

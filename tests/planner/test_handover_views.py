@@ -287,11 +287,10 @@ def test_a_very_large_design_page_fetches_its_elevations_after_loading(
     client, engineer, settings, monkeypatch
 ):
     """Issue 27, item 3: the elevations of 1,000,000 GPUs took 3.9 s of the design page's 4.1 s.
-    Past LAZY_ELEVATIONS_SERVERS the page shows a placeholder that fetches the section; here
+    Past LARGE_DESIGN_SERVERS the page shows a placeholder that fetches the section; here
     the bound is lowered so a 4,096-GPU design stands for a large one."""
-    from planner.handover import services as handover_services
 
-    monkeypatch.setattr(handover_services, "LAZY_ELEVATIONS_SERVERS", 100)
+    monkeypatch.setattr(services, "LARGE_DESIGN_SERVERS", 100)
     load_seed_catalog()
     large = services.design_create(
         owner=engineer, name="4k", request_data={**GPUS_1024, "gpus": 4096}

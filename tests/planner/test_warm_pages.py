@@ -18,7 +18,6 @@ LARGE = {"gpus": 4096, "nic_speed": 400, "fabric": "rail", "leaf": "64x400"}
 @pytest.fixture
 def lowered(monkeypatch):
     monkeypatch.setattr(services, "LARGE_DESIGN_SERVERS", 100)  # 4,096 GPUs: 512 servers
-    monkeypatch.setattr(handover, "LAZY_ELEVATIONS_SERVERS", 100)
 
 
 @pytest.fixture

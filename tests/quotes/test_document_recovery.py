@@ -27,6 +27,7 @@ from quotes.documents import document_request, documents_sweep
 from quotes.models import Document, DocumentStatus
 from tests.conftest import load_seed_catalog, require_service, worker_env
 from tests.quotes.test_documents import REQUEST_64, make_quote
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker, pytest.mark.redis]
 
@@ -37,15 +38,6 @@ BIGGER = {**REQUEST_64, "gpus": 65536, "leaf": "64x800"}  # several seconds more
 @pytest.fixture
 def full_catalog(transactional_db):
     load_seed_catalog()
-
-
-def wait_for(predicate, timeout_s: float, every: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return bool(predicate())
 
 
 def row(document: Document) -> Document:
@@ -130,19 +122,19 @@ def test_a_killed_render_is_taken_over_within_60_seconds(
     quote = make_quote(engineer, request=BIG)
     workers = [start_worker(log_path=tmp_path / f"worker-{n}.log") for n in (1, 2)]
     start_beat()
-    assert wait_for(lambda: all(worker_ready(w) for w in workers), 60)
+    assert wait_until(lambda: all(worker_ready(w) for w in workers), 60)
     document = document_request(user=engineer, revision=quote.current_revision, language="en")
-    assert wait_for(lambda: row(document).status == DocumentStatus.RENDERING, 60, every=0.02)
+    assert wait_until(lambda: row(document).status == DocumentStatus.RENDERING, 60, every=0.02)
     [doomed] = [w for w in workers if rendered_by(w)]
     doomed.kill()
     killed_at = time.monotonic()
     assert row(document).status == DocumentStatus.RENDERING  # as the dead worker left it
 
-    assert wait_for(lambda: row(document).attempts == 2, 90, every=0.2)
+    assert wait_until(lambda: row(document).attempts == 2, 90, every=0.2)
     taken_over = time.monotonic() - killed_at
     print(f"\nkilled render taken over after {taken_over:.1f} s")
     assert taken_over <= 60
-    assert wait_for(lambda: row(document).status == DocumentStatus.READY, 120, every=0.2)
+    assert wait_until(lambda: row(document).status == DocumentStatus.READY, 120, every=0.2)
     print(f"killed render ready after {time.monotonic() - killed_at:.1f} s")
     one_file_matching(document)
     assert row(document).attempts == 2
@@ -158,7 +150,7 @@ def test_a_render_longer_than_its_lease_keeps_it(
     quote = make_quote(engineer, request=BIGGER)
     start_worker()
     document = document_request(user=engineer, revision=quote.current_revision, language="en")
-    assert wait_for(lambda: row(document).status == DocumentStatus.RENDERING, 60, every=0.02)
+    assert wait_until(lambda: row(document).status == DocumentStatus.RENDERING, 60, every=0.02)
     started = time.monotonic()
     sweeps = 0
     while row(document).status == DocumentStatus.RENDERING and time.monotonic() - started < 120:
@@ -208,7 +200,7 @@ class RedisServer:
             self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )  # fmt: skip
-        assert wait_for(lambda: self.cli("ping") == "PONG", 10)
+        assert wait_until(lambda: self.cli("ping") == "PONG", 10)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -287,7 +279,7 @@ def test_a_job_lost_with_a_redis_restart_is_queued_again(
     worker = start_worker()
     start_beat()
 
-    assert wait_for(lambda: row(document).attempts >= 1, 150, every=0.2), (
+    assert wait_until(lambda: row(document).attempts >= 1, 150, every=0.2), (
         worker.log_path.read_text()[-3000:]
     )
     picked_up = time.monotonic() - restarted_at
@@ -297,6 +289,6 @@ def test_a_job_lost_with_a_redis_restart_is_queued_again(
     assert picked_up <= SHORT_STALE_SECONDS + SHORT_SWEEP_SECONDS + 10
     if not appendonly:  # the message was lost: only the sweep can have sent it again
         assert picked_up >= SHORT_STALE_SECONDS - 3  # sent a moment before the restart
-    assert wait_for(lambda: row(document).status == DocumentStatus.READY, 60, every=0.2)
+    assert wait_until(lambda: row(document).status == DocumentStatus.READY, 60, every=0.2)
     one_file_matching(document)
     assert row(document).attempts == 1
