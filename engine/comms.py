@@ -328,24 +328,12 @@ def _all_to_all(fabric: _Fabric, job: Job, buffer: float) -> CollectiveTime:
     )  # fmt: skip
 
 
-def estimate(job: Job, design: Design) -> CommsEstimate:
-    """Communication time per training step of `job` on `design`'s compute fabric."""
-    if job.gpus > design.gpus:
-        raise JobError(
-            {
-                "gpus": text(
-                    gettext_noop("The job's %(job)s GPUs do not fit the design's %(design)s."),
-                    job=job.gpus,
-                    design=design.gpus,
-                )
-            }
-        )
-    fabric = _fabric(design)
+def _gradient_collectives(fabric: _Fabric, job: Job) -> list[CollectiveTime]:
+    """The dense gradients over data parallel, the experts' over expert data parallel."""
     tp, pp, dp, ep = (job.tensor_parallel, job.pipeline_parallel, job.data_parallel,
                       job.expert_parallel)  # fmt: skip
     width = job.precision_bytes
     out: list[CollectiveTime] = []
-    notes: list[Text] = []
     if dp > 1 and job.dense_parameters:
         collective, factor = _gradient_factor(job, dp)
         out.append(
@@ -360,6 +348,17 @@ def estimate(job: Job, design: Design) -> CommsEstimate:
                   stride=tp * ep, size=expert_dp,
                   buffer=job.expert_parameters / (tp * pp * ep) * width, factor=factor)
         )  # fmt: skip
+    return out
+
+
+def _activation_collectives(fabric: _Fabric, job: Job) -> tuple[list[CollectiveTime], list[Text]]:
+    """Tensor, pipeline and expert traffic, which the model's shape sets; a note instead when
+    the job leaves the shape out."""
+    tp, pp, dp, ep = (job.tensor_parallel, job.pipeline_parallel, job.data_parallel,
+                      job.expert_parallel)  # fmt: skip
+    width = job.precision_bytes
+    out: list[CollectiveTime] = []
+    notes: list[Text] = []
     hidden, layers, tokens = job.hidden_size, job.layers, job.tokens_per_step
     if hidden is None or layers is None or tokens is None:
         if tp > 1 or pp > 1 or ep > 1:
@@ -396,6 +395,25 @@ def estimate(job: Job, design: Design) -> CommsEstimate:
             # replica's tokens over its tensor-parallel ranks.
             buffer = 4 * moe / pp * replica_tokens / tp * job.top_k * hidden * width
             out.append(_all_to_all(fabric, job, buffer))
+    return out, notes
+
+
+def estimate(job: Job, design: Design) -> CommsEstimate:
+    """Communication time per training step of `job` on `design`'s compute fabric."""
+    if job.gpus > design.gpus:
+        raise JobError(
+            {
+                "gpus": text(
+                    gettext_noop("The job's %(job)s GPUs do not fit the design's %(design)s."),
+                    job=job.gpus,
+                    design=design.gpus,
+                )
+            }
+        )
+    fabric = _fabric(design)
+    out = _gradient_collectives(fabric, job)
+    activations, notes = _activation_collectives(fabric, job)
+    out += activations
     if fabric.rail_only and not job.rail_aligned:
         notes.append(
             text(

@@ -14,7 +14,7 @@ from engine.design import (
     PlaneDesign,
 )
 from engine.lanes import leg_cage
-from engine.media import switch_end
+from engine.media import PortEnd, switch_end
 from engine.plane_models import PlaneModels
 from engine.ports import parse_inline
 from engine.request import (
@@ -83,99 +83,106 @@ def _partial_unit(plane: PlaneDesign, request: DesignRequest) -> list[DesignWarn
 
 def _nic_leaf_warnings(plane: PlaneDesign, m: PlaneModels) -> list[DesignWarning]:
     """The NICs against their leaf's ports: slower than the ports, or in other cages."""
-    out: list[DesignWarning] = []
     nic = plane.shape.nic_speed_gbps
     end = switch_end(m.leaf, nic, fastest=False)
     if end.native_gbps > nic and end.ways == 1:
-        values = {
-            "plane": plane.name,
-            "nic": nic,
-            "port": end.native_gbps,
-            "leaf": m.leaf.label,
-        }
-        if m.nic:
-            message = text(
-                gettext_noop(
-                    "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
-                    "%(leaf)s (%(nic_form)s NIC in %(cage_form)s cages)."
-                ),
-                nic_form=m.nic.form_factor.value,
-                cage_form=end.form_factor.value if end.form_factor else "?",
-                **values,
-            )
-        else:
-            message = text(
-                gettext_noop(
-                    "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
-                    "%(leaf)s."
-                ),
-                **values,
-            )
-        out.append(
-            DesignWarning(
-                code="speed_mismatch",
-                message_text=message,
-                action_text=text(
-                    gettext_noop(
-                        "Use %(port)sG NICs to use the ports' full speed, or accept %(nic)sG "
-                        "per port."
-                    ),
-                    port=end.native_gbps,
-                    nic=nic,
-                ),
-            )
+        return [_speed_mismatch(plane, m, end)]
+    if m.nic is None and end.ways > 1 and end.form_factor is not None:
+        assumed = _nic_cage_assumed(plane, m, end)
+        return [assumed] if assumed is not None else []
+    if m.nic is not None and end.form_factor and m.nic.form_factor != end.form_factor:
+        return [_form_factor_mismatch(plane, m, end)]
+    return []
+
+
+def _speed_mismatch(plane: PlaneDesign, m: PlaneModels, end: PortEnd) -> DesignWarning:
+    nic = plane.shape.nic_speed_gbps
+    values = {
+        "plane": plane.name,
+        "nic": nic,
+        "port": end.native_gbps,
+        "leaf": m.leaf.label,
+    }
+    if m.nic:
+        message = text(
+            gettext_noop(
+                "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf "
+                "%(leaf)s (%(nic_form)s NIC in %(cage_form)s cages)."
+            ),
+            nic_form=m.nic.form_factor.value,
+            cage_form=end.form_factor.value if end.form_factor else "?",
+            **values,
         )
-    elif m.nic is None and end.ways > 1 and end.form_factor is not None:
-        cage = leg_cage(end.form_factor, end.native_gbps, end.ways, nic)
-        if cage is not None:
-            out.append(
-                DesignWarning(
-                    code="nic_cage_assumed",
-                    message_text=text(
-                        gettext_noop(
-                            "%(plane)s: the NICs are given by speed only. Each %(port)sG "
-                            "%(leaf_form)s port of leaf %(leaf)s splits %(ways)s ways, and a "
-                            "%(nic)sG leg runs on lanes a %(cage)s port takes: the bill of "
-                            "materials assumes %(cage)s NIC ports."
-                        ),
-                        plane=plane.name,
-                        port=end.native_gbps,
-                        leaf_form=end.form_factor.value,
-                        leaf=m.leaf.label,
-                        ways=end.ways,
-                        nic=nic,
-                        cage=cage.value,
-                    ),
-                    action_text=text(
-                        gettext_noop(
-                            "Name the NIC (its catalog SKU) so that its own ports are checked."
-                        )
-                    ),
-                )
-            )
-    elif m.nic is not None and end.form_factor and m.nic.form_factor != end.form_factor:
-        out.append(
-            DesignWarning(
-                code="form_factor_mismatch",
-                message_text=text(
-                    gettext_noop(
-                        "%(plane)s: NIC %(nic)s has %(nic_form)s ports; leaf %(leaf)s has "
-                        "%(leaf_form)s ports."
-                    ),
-                    plane=plane.name,
-                    nic=m.nic.sku,
-                    nic_form=m.nic.form_factor.value,
-                    leaf=m.leaf.label,
-                    leaf_form=end.form_factor.value,
-                ),
-                action_text=text(
-                    gettext_noop(
-                        "Check that the chosen cables have the right connector at each end."
-                    )
-                ),
-            )
+    else:
+        message = text(
+            gettext_noop(
+                "%(plane)s: the %(nic)sG NIC ports run below the %(port)sG ports of leaf %(leaf)s."
+            ),
+            **values,
         )
-    return out
+    return DesignWarning(
+        code="speed_mismatch",
+        message_text=message,
+        action_text=text(
+            gettext_noop(
+                "Use %(port)sG NICs to use the ports' full speed, or accept %(nic)sG per port."
+            ),
+            port=end.native_gbps,
+            nic=nic,
+        ),
+    )
+
+
+def _nic_cage_assumed(plane: PlaneDesign, m: PlaneModels, end: PortEnd) -> DesignWarning | None:
+    """A NIC given by speed only, on a leaf port that breaks out: the cage the BOM assumes."""
+    nic = plane.shape.nic_speed_gbps
+    assert end.form_factor is not None
+    cage = leg_cage(end.form_factor, end.native_gbps, end.ways, nic)
+    if cage is None:
+        return None
+    return DesignWarning(
+        code="nic_cage_assumed",
+        message_text=text(
+            gettext_noop(
+                "%(plane)s: the NICs are given by speed only. Each %(port)sG "
+                "%(leaf_form)s port of leaf %(leaf)s splits %(ways)s ways, and a "
+                "%(nic)sG leg runs on lanes a %(cage)s port takes: the bill of "
+                "materials assumes %(cage)s NIC ports."
+            ),
+            plane=plane.name,
+            port=end.native_gbps,
+            leaf_form=end.form_factor.value,
+            leaf=m.leaf.label,
+            ways=end.ways,
+            nic=nic,
+            cage=cage.value,
+        ),
+        action_text=text(
+            gettext_noop("Name the NIC (its catalog SKU) so that its own ports are checked.")
+        ),
+    )
+
+
+def _form_factor_mismatch(plane: PlaneDesign, m: PlaneModels, end: PortEnd) -> DesignWarning:
+    assert m.nic is not None
+    assert end.form_factor is not None
+    return DesignWarning(
+        code="form_factor_mismatch",
+        message_text=text(
+            gettext_noop(
+                "%(plane)s: NIC %(nic)s has %(nic_form)s ports; leaf %(leaf)s has "
+                "%(leaf_form)s ports."
+            ),
+            plane=plane.name,
+            nic=m.nic.sku,
+            nic_form=m.nic.form_factor.value,
+            leaf=m.leaf.label,
+            leaf_form=end.form_factor.value,
+        ),
+        action_text=text(
+            gettext_noop("Check that the chosen cables have the right connector at each end.")
+        ),
+    )
 
 
 def _tier_warnings(plane: PlaneDesign) -> list[DesignWarning]:

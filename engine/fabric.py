@@ -5,11 +5,10 @@ so sizing 131,072 GPUs costs the same as sizing 8 (loops run over port counts, n
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from engine.design import Growth, LeafGroup, PlaneShape
+from engine.design import LeafGroup, PlaneShape
 from engine.errors import FabricTooLarge, SwitchMismatch
 from engine.ports import SwitchModel, leaf_capacity, per_model
 from engine.text import gettext_noop, text
@@ -208,7 +207,27 @@ def _shape(base: dict[str, object], **tiers: object) -> PlaneShape:
 
 def plan_plane(spec: PlaneInput) -> PlaneShape:
     """Size one plane: single tier if it fits one switch (or a pair), else two, else three."""
-    nic = spec.nic_speed_gbps
+    fabric_planes, ports, leaves_per_group, per_leaf, endpoints = _plane_ports(spec)
+    k_leaf = spec.leaf.logical_ports(spec.nic_speed_gbps)
+    if k_leaf == 0:
+        raise SwitchMismatch(
+            text(
+                gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
+                plane=spec.plane,
+                leaf=spec.leaf.label,
+                nic=spec.nic_speed_gbps,
+            )
+        )
+    base = _base_fields(spec, fabric_planes, ports, per_leaf, endpoints)
+    single = _single_tier(spec, base, ports, endpoints, k_leaf)
+    if single is not None:
+        return single
+    return _cheapest_multi_tier(spec, base, leaves_per_group, per_leaf, endpoints)
+
+
+def _plane_ports(spec: PlaneInput) -> tuple[int, int, int, int, int]:
+    """(fabric planes, ports per server in each, leaves per group, links per server per leaf,
+    endpoints) of the plane's style."""
     if spec.style == "rail-plane":
         fabric_planes = spec.ports_per_server // spec.rails_per_plane
         ports = spec.rails_per_plane
@@ -225,26 +244,20 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
         leaves_per_group, per_leaf = 1, 1
     endpoints = spec.servers if spec.style != "packed" else spec.servers * ports
     endpoints += spec.extra_endpoints if spec.style == "packed" else 0
+    return fabric_planes, ports, leaves_per_group, per_leaf, endpoints
 
-    k_leaf = spec.leaf.logical_ports(nic)
-    if k_leaf == 0:
-        raise SwitchMismatch(
-            text(
-                gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
-                plane=spec.plane,
-                leaf=spec.leaf.label,
-                nic=nic,
-            )
-        )
 
+def _base_fields(
+    spec: PlaneInput, fabric_planes: int, ports: int, per_leaf: int, endpoints: int
+) -> dict[str, object]:
     # The fields every outcome shares; each return fills in its tiers. (Built as a dict, not a
     # PlaneShape to `replace`: sizing builds one shape per plane, and replace costs a second.)
-    base: dict[str, object] = {
+    return {
         "plane": spec.plane,
         "style": spec.style,
         "fabric_planes": fabric_planes,
         "tiers": 1,
-        "nic_speed_gbps": nic,
+        "nic_speed_gbps": spec.nic_speed_gbps,
         "ports_per_server": ports,
         "links_per_server_per_leaf": per_leaf,
         "servers": endpoints,
@@ -265,23 +278,31 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
         "extra_endpoints": spec.extra_endpoints if spec.style == "packed" else 0,
     }
 
+
+def _single_tier(
+    spec: PlaneInput, base: dict[str, object], ports: int, endpoints: int, k_leaf: int
+) -> PlaneShape | None:
     # One switch per fabric plane carries every port of every server (or one redundant pair
     # when dual-homed): no spine needed (media-and-fabric-facts, design rules).
     single_leaves = 2 if spec.style == "tor" and spec.dual_homing else 1
     single_per_leaf = 1 if spec.style == "packed" else ports // single_leaves
     single_links = endpoints * single_per_leaf
-    if single_links <= k_leaf:
-        return _shape(
-            base,
-            links_per_server_per_leaf=single_per_leaf,
-            leaf_groups=(
-                LeafGroup(count=1, servers=endpoints, leaves=single_leaves,
-                          downlinks_per_leaf=single_links),
-            ),
-            leaf_downlinks=single_links,
-        )  # fmt: skip
+    if single_links > k_leaf:
+        return None
+    return _shape(
+        base,
+        links_per_server_per_leaf=single_per_leaf,
+        leaf_groups=(
+            LeafGroup(count=1, servers=endpoints, leaves=single_leaves,
+                      downlinks_per_leaf=single_links),
+        ),
+        leaf_downlinks=single_links,
+    )  # fmt: skip
 
-    speeds = uplink_speeds(spec.leaf, spec.spine, nic)
+
+def _leaf_uplink_speeds(spec: PlaneInput) -> tuple[int, ...]:
+    """The speeds leaf and spine both run, at least the NIC's (only the set one, if set)."""
+    speeds = uplink_speeds(spec.leaf, spec.spine, spec.nic_speed_gbps)
     if spec.uplink_gbps is not None:
         speeds = tuple(s for s in speeds if s == spec.uplink_gbps)
     if not speeds:
@@ -294,9 +315,16 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
                 plane=spec.plane,
                 lower=spec.leaf.label,
                 upper=spec.spine.label,
-                speed=spec.uplink_gbps or nic,
+                speed=spec.uplink_gbps or spec.nic_speed_gbps,
             )
         )
+    return speeds
+
+
+def _cheapest_multi_tier(
+    spec: PlaneInput, base: dict[str, object], leaves_per_group: int, per_leaf: int, endpoints: int
+) -> PlaneShape:
+    speeds = _leaf_uplink_speeds(spec)
     # Native versus broken-out uplinks (issue 13, item 3): every speed both tiers run is sized,
     # and the fewest switches win; at equal switch counts the fewest links, because one faster
     # link costs less than the slower ones it replaces (one 800G module against two 400G, and
@@ -367,6 +395,38 @@ def _multi_tier(
     at `core_up`)."""
     nic = spec.nic_speed_gbps
     d_max, _ = split_ports(spec.leaf, nic, up, spec.leaf_oversubscription)
+    group_servers = _unit_servers(spec, d_max, per_leaf, endpoints)
+    k_spine = spec.spine.logical_ports(up)
+    two_tier = _two_tier(spec, endpoints, group_servers, leaves_per_group, per_leaf, up, k_spine)
+    if two_tier is not None:
+        group_servers, u, spines = two_tier
+        groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
+        leaves = sum(g.count * g.leaves for g in groups)
+        return _shape(
+            base,
+            tiers=2,
+            group_servers=group_servers,
+            leaf_groups=groups,
+            leaf_downlinks=group_servers * per_leaf,
+            leaf_uplinks=u,
+            uplink_speed_gbps=up,
+            groups_per_pod=sum(g.count for g in groups),
+            pods=1,
+            spines_per_pod=spines,
+            leaf_spine_links=u // spines,
+            spine_downlinks=leaves * (u // spines),
+            spine_uplinks=0,
+            core_speed_gbps=0,
+            cores_per_group=0,
+            spine_core_links=0,
+        )
+    return _three_tier(spec, base, leaves_per_group, per_leaf, endpoints, group_servers, up,
+                       core_up)  # fmt: skip
+
+
+def _unit_servers(spec: PlaneInput, d_max: int, per_leaf: int, endpoints: int) -> int:
+    """Servers in a full unit (leaf group): as many as a leaf's downlinks take, a rack's worth
+    on top-of-rack leaves, or the unit size the request sets."""
     if spec.style == "tor":
         group_servers = min(spec.servers_per_rack, d_max // per_leaf)
         if group_servers == 0:
@@ -380,59 +440,45 @@ def _multi_tier(
                     ports=per_leaf,
                 )
             )
-    else:
-        group_servers = d_max
-        if spec.servers_per_su:
-            if spec.servers_per_su > d_max:
-                raise SwitchMismatch(
-                    text(
-                        gettext_noop(
-                            "%(plane)s: at %(ratio)s:1 a leaf %(leaf)s serves at most %(most)s "
-                            "servers a unit; servers_per_su asks for %(asked)s."
-                        ),
-                        plane=spec.plane,
-                        ratio=float(spec.leaf_oversubscription),
-                        leaf=spec.leaf.label,
-                        most=d_max,
-                        asked=spec.servers_per_su,
-                    )
+        return group_servers
+    if spec.servers_per_su:
+        if spec.servers_per_su > d_max:
+            raise SwitchMismatch(
+                text(
+                    gettext_noop(
+                        "%(plane)s: at %(ratio)s:1 a leaf %(leaf)s serves at most %(most)s "
+                        "servers a unit; servers_per_su asks for %(asked)s."
+                    ),
+                    plane=spec.plane,
+                    ratio=float(spec.leaf_oversubscription),
+                    leaf=spec.leaf.label,
+                    most=d_max,
+                    asked=spec.servers_per_su,
                 )
-            group_servers = spec.servers_per_su
-        elif spec.minimum_for_today:
-            # 40 servers in units of 32 are 32 + 8 built for growth (16 leaves, 32 uplinks
-            # each); for today, 2 units of 20 (16 leaves, 20 uplinks each).
-            group_servers = ceil_div(endpoints, ceil_div(endpoints, d_max))
-    k_spine = spec.spine.logical_ports(up)
-    two_tier = _two_tier(spec, endpoints, group_servers, leaves_per_group, per_leaf, up, k_spine)
-    d = group_servers * per_leaf
-    u = max(1, ceil_ratio(d * nic, spec.leaf_oversubscription, up))
-    groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
-    spines = None
-    if two_tier is not None:
-        group_servers, u, spines = two_tier
-        d = group_servers * per_leaf
-        groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
-    leaves = sum(g.count * g.leaves for g in groups)
-    if spines is not None:
-        return _shape(
-            base,
-            tiers=2,
-            group_servers=group_servers,
-            leaf_groups=groups,
-            leaf_downlinks=d,
-            leaf_uplinks=u,
-            uplink_speed_gbps=up,
-            groups_per_pod=sum(g.count for g in groups),
-            pods=1,
-            spines_per_pod=spines,
-            leaf_spine_links=u // spines,
-            spine_downlinks=leaves * (u // spines),
-            spine_uplinks=0,
-            core_speed_gbps=0,
-            cores_per_group=0,
-            spine_core_links=0,
-        )
+            )
+        return spec.servers_per_su
+    if spec.minimum_for_today:
+        # 40 servers in units of 32 are 32 + 8 built for growth (16 leaves, 32 uplinks
+        # each); for today, 2 units of 20 (16 leaves, 20 uplinks each).
+        return ceil_div(endpoints, ceil_div(endpoints, d_max))
+    return d_max
 
+
+def _three_tier(
+    spec: PlaneInput,
+    base: dict[str, object],
+    leaves_per_group: int,
+    per_leaf: int,
+    endpoints: int,
+    group_servers: int,
+    up: int,
+    core_up: int,
+) -> PlaneShape:
+    """Units of `group_servers` gathered into pods under a core tier, for a plane two tiers
+    cannot reach."""
+    d = group_servers * per_leaf
+    u = max(1, ceil_ratio(d * spec.nic_speed_gbps, spec.leaf_oversubscription, up))
+    groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
     if core_up == 0:
         raise SwitchMismatch(
             text(
@@ -470,31 +516,7 @@ def _multi_tier(
     k_core = spec.core.logical_ports(core_up)
     per_group = smallest_divisor_at_least(u_spine, ceil_div(pods * u_spine, k_core))
     if per_group is None:
-        limit = k_core * groups_per_pod * group_servers
-        template = (
-            gettext_noop(
-                "%(plane)s: %(count)s endpoints need %(pods)s pods but three tiers of "
-                "%(switches)s reach %(reach)s pods (%(limit)s endpoints) at the requested "
-                "oversubscription."
-            )
-            if spec.style == "packed"
-            else gettext_noop(
-                "%(plane)s: %(count)s servers need %(pods)s pods but three tiers of "
-                "%(switches)s reach %(reach)s pods (%(limit)s servers) at the requested "
-                "oversubscription."
-            )
-        )
-        raise FabricTooLarge(
-            text(
-                template,
-                plane=spec.plane,
-                count=endpoints,
-                pods=pods,
-                switches=f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label}",
-                reach=k_core,
-                limit=limit,
-            )
-        )
+        raise _too_many_pods(spec, endpoints, pods, k_core, k_core * groups_per_pod * group_servers)
     return _shape(
         base,
         tiers=3,
@@ -515,173 +537,30 @@ def _multi_tier(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# Figures derived from a shape
-
-
-def leaf_downlinks_at(shape: PlaneShape, index: int) -> int:
-    """Server-facing links in use on leaf `index` (within one fabric plane)."""
-    for group in shape.leaf_groups:
-        span = group.count * group.leaves
-        if index < span:
-            return group.downlinks_per_leaf
-        index -= span
-    raise IndexError(index)
-
-
-def _two_tier_bisection(shape: PlaneShape) -> int:
-    """One fabric plane of two tiers, cut between the first half of its servers and the second
-    (cabling order; the middle server of an odd count half on each side). A leaf holding
-    servers of both halves switches min(a, b) between them itself; the rest of each side
-    leaves through its uplinks, and the spines, which every leaf reaches evenly, carry the
-    smaller total across. Counted in half-gigabits so the halved server stays whole."""
-    total = sum(g.count * g.servers for g in shape.leaf_groups)
-    nic2 = 2 * shape.nic_speed_gbps * shape.links_per_server_per_leaf
-    up2 = 2 * shape.leaf_uplinks * shape.uplink_speed_gbps
-    internal = out_a = out_b = 0
-    start2 = 0  # doubled index of the group's first server
-    for group in shape.leaf_groups:
-        for _ in range(group.count):
-            size2 = 2 * group.servers
-            on_a2 = min(size2, max(0, total - start2))  # side A: the first total/2 servers
-            a, b = on_a2 * nic2 // 2, (size2 - on_a2) * nic2 // 2
-            both = min(a, b)
-            internal += group.leaves * both
-            out_a += group.leaves * min(a - both, up2)
-            out_b += group.leaves * min(b - both, up2)
-            start2 += size2
-    return (internal + min(out_a, out_b)) // 2
-
-
-@functools.lru_cache(maxsize=1024)
-def bisection_gbps(shape: PlaneShape) -> int:
-    """Max flow from the first half of each fabric plane's leaves to the second half, with each
-    leaf's servers as the source or sink. `graph.validate` computes the same cut by max-flow.
-
-    Two tiers: every leaf reaches every spine evenly, so only the leaves limit the flow. Three
-    tiers: a pod exports at most its spines' core uplinks; a pod split by the halving line
-    exchanges traffic internally first, which needs no core capacity."""
-    if shape.tiers == 1:
-        # One switch (or a dual-homed pair) per fabric plane: every server's links meet inside
-        # it, so half the servers' bandwidth crosses any balanced cut, in every fabric plane.
-        links = shape.leaves_per_group * shape.links_per_server_per_leaf
-        return shape.servers * links * shape.nic_speed_gbps * shape.fabric_planes // 2
-    if shape.tiers == 2:
-        return _two_tier_bisection(shape) * shape.fabric_planes
-    return _three_tier_bisection(shape) * shape.fabric_planes
-
-
-def _group_flows(shape: PlaneShape, servers: int, on_a2: int, leaves: int) -> tuple[int, int, int]:
-    """(switched inside the leaves, sent up by side A, sent up by side B) for one leaf group of
-    `servers` servers, `on_a2` half-servers of them on side A; in half-gigabits."""
-    nic2 = 2 * shape.nic_speed_gbps * shape.links_per_server_per_leaf
-    up2 = 2 * shape.leaf_uplinks * shape.uplink_speed_gbps
-    a, b = on_a2 * nic2 // 2, (2 * servers - on_a2) * nic2 // 2
-    both = min(a, b)
-    return leaves * both, leaves * min(a - both, up2), leaves * min(b - both, up2)
-
-
-def _three_tier_bisection(shape: PlaneShape) -> int:
-    """One fabric plane of three tiers, cut between the first half of its servers and the
-    second: leaves switch what they can between the halves, a pod's spines what its leaves send
-    up from both sides, and the cores the rest, at most what a pod's spines can send to them.
-    Pods of the same groups wholly on one side are alike, so each is computed once."""
-    total = sum(g.count * g.servers for g in shape.leaf_groups)
-    pod_up2 = 2 * shape.spines_per_pod * shape.spine_uplinks * shape.core_speed_gbps
-    memo: dict[tuple[object, ...], tuple[int, int, int]] = {}
-
-    def pod_flows(members: tuple[tuple[int, int, int], ...]) -> tuple[int, int, int]:
-        flows = memo.get(members)
-        if flows is None:
-            leaf_internal = up_a = up_b = 0
-            for servers, on_a2, leaves in members:
-                i, x, y = _group_flows(shape, servers, on_a2, leaves)
-                leaf_internal, up_a, up_b = leaf_internal + i, up_a + x, up_b + y
-            spine_internal = min(up_a, up_b)
-            flows = memo[members] = (
-                leaf_internal + spine_internal,
-                min(up_a - spine_internal, pod_up2),
-                min(up_b - spine_internal, pod_up2),
-            )
-        return flows
-
-    internal = cross_a = cross_b = 0
-    pod: list[tuple[int, int, int]] = []
-    start2 = 0
-    for group in shape.leaf_groups:
-        remaining = group.count
-        while remaining:
-            room = shape.groups_per_pod - len(pod)
-            take = min(remaining, room)
-            whole = 2 * group.servers
-            first_a2 = total - start2  # half-servers of side A still to place
-            if (
-                not pod
-                and take == shape.groups_per_pod
-                and (first_a2 >= take * whole or first_a2 <= 0)
-            ):
-                # A whole pod of identical groups on one side: as many such pods as fit.
-                pods = remaining // shape.groups_per_pod
-                if first_a2 > 0:
-                    pods = min(pods, first_a2 // (take * whole))
-                side = whole if first_a2 > 0 else 0
-                flows = pod_flows(((group.servers, side, group.leaves),) * take)
-                internal += pods * flows[0]
-                cross_a += pods * flows[1]
-                cross_b += pods * flows[2]
-                remaining -= pods * take
-                start2 += pods * take * whole
-                continue
-            for _ in range(take):
-                on_a2 = min(whole, max(0, total - start2))
-                pod.append((group.servers, on_a2, group.leaves))
-                start2 += whole
-            remaining -= take
-            if len(pod) == shape.groups_per_pod:
-                flows = pod_flows(tuple(pod))
-                internal, cross_a, cross_b = (
-                    internal + flows[0],
-                    cross_a + flows[1],
-                    cross_b + flows[2],
-                )
-                pod = []
-    if pod:
-        flows = pod_flows(tuple(pod))
-        internal, cross_a, cross_b = internal + flows[0], cross_a + flows[1], cross_b + flows[2]
-    return (internal + min(cross_a, cross_b)) // 2
-
-
-def growth(
-    shape: PlaneShape,
-    gpus_per_server: int,
-    leaf: SwitchModel,
-    spine: SwitchModel,
-    core: SwitchModel,
-) -> Growth:
-    """Servers are counted per fabric plane; every plane grows together."""
-    to_gpus = gpus_per_server if shape.style != "packed" else 1
-    free_slots = 0
-    if shape.tiers > 1 and shape.leaf_groups[-1].servers < shape.group_servers:
-        free_slots = shape.group_servers - shape.leaf_groups[-1].servers
-    if shape.tiers == 1:
-        most = leaf.logical_ports(shape.nic_speed_gbps) // shape.links_per_server_per_leaf
-        free_slots = most - shape.servers
-        return Growth(
-            max_gpus_current_spines=most * to_gpus,
-            max_gpus_same_tiers=most * to_gpus,
-            free_server_slots=free_slots,
+def _too_many_pods(
+    spec: PlaneInput, endpoints: int, pods: int, k_core: int, limit: int
+) -> FabricTooLarge:
+    template = (
+        gettext_noop(
+            "%(plane)s: %(count)s endpoints need %(pods)s pods but three tiers of "
+            "%(switches)s reach %(reach)s pods (%(limit)s endpoints) at the requested "
+            "oversubscription."
         )
-    per_group = shape.group_servers
-    if shape.tiers == 2:
-        k_spine = spine.logical_ports(shape.uplink_speed_gbps)
-        current = (k_spine // shape.leaf_spine_links) // shape.leaves_per_group
-        same = k_spine // shape.leaves_per_group
-    else:
-        k_core = core.logical_ports(shape.core_speed_gbps)
-        current = (k_core // shape.spine_core_links) * shape.groups_per_pod
-        same = k_core * shape.groups_per_pod
-    return Growth(
-        max_gpus_current_spines=current * per_group * to_gpus,
-        max_gpus_same_tiers=same * per_group * to_gpus,
-        free_server_slots=free_slots,
+        if spec.style == "packed"
+        else gettext_noop(
+            "%(plane)s: %(count)s servers need %(pods)s pods but three tiers of "
+            "%(switches)s reach %(reach)s pods (%(limit)s servers) at the requested "
+            "oversubscription."
+        )
+    )
+    return FabricTooLarge(
+        text(
+            template,
+            plane=spec.plane,
+            count=endpoints,
+            pods=pods,
+            switches=f"{spec.leaf.label}/{spec.spine.label}/{spec.core.label}",
+            reach=k_core,
+            limit=limit,
+        )
     )

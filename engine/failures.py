@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from engine.design import Design, PlaneShape
-from engine.fabric import leaf_downlinks_at
+from engine.shape_figures import leaf_downlinks_at
 from engine.text import Text, gettext_noop, text
 
 DAYS_PER_MONTH = 365.25 / 12
@@ -197,142 +197,159 @@ def failure_effects(design: Design) -> tuple[FailureEffect, ...]:
     figures are the ones `graph.validate` reports for its worst switch failure."""
     shape = design.compute.shape
     ports = shape.ports_per_server * shape.fabric_planes
-    nic = shape.nic_speed_gbps
-    group = shape.leaf_groups[0]
     # A GPU with a second path keeps running when one fails, at less bandwidth: two or more
     # ports per GPU (twin-plane B300, the NVIDIA reference: "continues at half bandwidth") or
     # servers homed to a leaf pair. With one port per GPU and one leaf, the rank behind it stops.
     redundant = design.request.dual_homing or ports >= 2 * design.request.gpus_per_server
-    out = [
-        FailureEffect(
-            component="server-leaf link",
-            servers_cut_off=1 if ports == 1 else 0,
-            servers_degraded=1,
-            capacity_lost_gbps=nic,
-            share_lost=1 / ports,
-            effect=text(
-                gettext_noop(
-                    "One server loses one of its %(ports)s ports; its GPUs keep their other "
-                    "paths and continue with %(share)s %% less bandwidth until it is replaced."
-                )
-                if redundant
-                else gettext_noop(
-                    "One server loses one of its %(ports)s ports; the GPU behind it stops its "
-                    "job until the link (or NIC) is replaced or the server is swapped out."
-                ),
-                ports=ports,
-                share=round(100 / _paths_per_gpu(ports, design.request.gpus_per_server), 1),
-            ),
-        )
-    ]
-    down = leaf_downlinks_at(shape, 0) * nic
-    up = shape.leaf_uplinks * shape.uplink_speed_gbps
-    alone = shape.leaves_per_group == 1
-    out.append(
-        FailureEffect(
-            component="leaf",
-            servers_cut_off=group.servers if alone else 0,
-            servers_degraded=group.servers,
-            capacity_lost_gbps=down + up,
-            share_lost=1 / max(1, shape.leaves * shape.fabric_planes),
-            effect=text(
-                gettext_noop("%(servers)s servers lose every port on this leaf.")
-                if alone
-                else gettext_noop(
-                    "%(servers)s servers lose %(lost)s of their %(ports)s ports and continue on "
-                    "the others at reduced bandwidth until the leaf is replaced."
-                )
-                if redundant
-                else gettext_noop(
-                    "%(servers)s servers lose %(lost)s of their %(ports)s ports; their jobs "
-                    "stop until the leaf is replaced or they are swapped out."
-                ),
-                servers=group.servers,
-                lost=shape.links_per_server_per_leaf,
-                ports=ports,
-            ),
-        )
-    )
+    out = [_link_effect(design, ports, redundant), _leaf_effect(shape, ports, redundant)]
     if shape.tiers >= 2:
-        unit = shape.groups_per_pod * shape.group_servers
-        out.append(
-            FailureEffect(
-                component="leaf-spine link",
-                servers_cut_off=0,
-                servers_degraded=group.servers,
-                capacity_lost_gbps=shape.uplink_speed_gbps,
-                share_lost=1 / shape.leaf_uplinks,
-                effect=text(
-                    gettext_noop(
-                        "One leaf keeps %(left)s of its %(uplinks)s uplinks; ECMP routes "
-                        "around the lost one."
-                    ),
-                    left=shape.leaf_uplinks - 1,
-                    uplinks=shape.leaf_uplinks,
-                ),
-            )
-        )
-        only = shape.spines_per_pod == 1
-        spine_cap = shape.spine_downlinks * shape.uplink_speed_gbps
-        spine_cap += shape.spine_uplinks * shape.core_speed_gbps
-        pod_servers = min(unit, shape.servers)
-        out.append(
-            FailureEffect(
-                component="spine",
-                servers_cut_off=pod_servers if only else 0,
-                servers_degraded=pod_servers,
-                capacity_lost_gbps=spine_cap,
-                share_lost=1 / shape.spines_per_pod,
-                effect=text(
-                    gettext_noop(
-                        "The pod's only spine: its servers reach no server beyond their own leaf."
-                    )
-                    if only
-                    else gettext_noop(
-                        "%(servers)s servers keep %(left)s of %(spines)s spines: "
-                        "%(share)s %% less bandwidth between units."
-                    ),
-                    servers=pod_servers,
-                    left=shape.spines_per_pod - 1,
-                    spines=shape.spines_per_pod,
-                    share=round(100 / shape.spines_per_pod, 1),
-                ),
-            )
-        )
+        out += _spine_effects(shape)
     if shape.tiers == 3:
-        out.append(
-            FailureEffect(
-                component="spine-core link",
-                servers_cut_off=0,
-                servers_degraded=min(shape.groups_per_pod * shape.group_servers, shape.servers),
-                capacity_lost_gbps=shape.core_speed_gbps,
-                share_lost=1 / shape.spine_uplinks,
-                effect=text(
-                    gettext_noop(
-                        "One spine keeps %(left)s of its %(uplinks)s core links; ECMP routes "
-                        "around the lost one."
-                    ),
-                    left=shape.spine_uplinks - 1,
-                    uplinks=shape.spine_uplinks,
-                ),
-            )
-        )
-        out.append(
-            FailureEffect(
-                component="core",
-                servers_cut_off=0,
-                servers_degraded=shape.servers,
-                capacity_lost_gbps=shape.pods * shape.spine_core_links * shape.core_speed_gbps,
-                share_lost=1 / shape.cores,
-                effect=text(
-                    gettext_noop("Bandwidth between pods drops by %(share)s %%."),
-                    share=round(100 / shape.cores, 2),
-                ),
-            )
-        )
+        out += _core_effects(shape)
     if shape.fabric_planes > 1:
         out.append(_plane_effect(shape, ports))
     return tuple(out)
+
+
+def _link_effect(design: Design, ports: int, redundant: bool) -> FailureEffect:
+    return FailureEffect(
+        component="server-leaf link",
+        servers_cut_off=1 if ports == 1 else 0,
+        servers_degraded=1,
+        capacity_lost_gbps=design.compute.shape.nic_speed_gbps,
+        share_lost=1 / ports,
+        effect=text(
+            gettext_noop(
+                "One server loses one of its %(ports)s ports; its GPUs keep their other "
+                "paths and continue with %(share)s %% less bandwidth until it is replaced."
+            )
+            if redundant
+            else gettext_noop(
+                "One server loses one of its %(ports)s ports; the GPU behind it stops its "
+                "job until the link (or NIC) is replaced or the server is swapped out."
+            ),
+            ports=ports,
+            share=round(100 / _paths_per_gpu(ports, design.request.gpus_per_server), 1),
+        ),
+    )
+
+
+def _leaf_effect(shape: PlaneShape, ports: int, redundant: bool) -> FailureEffect:
+    """The busiest leaf: the first, full units coming before a partial one."""
+    group = shape.leaf_groups[0]
+    down = leaf_downlinks_at(shape, 0) * shape.nic_speed_gbps
+    up = shape.leaf_uplinks * shape.uplink_speed_gbps
+    alone = shape.leaves_per_group == 1
+    return FailureEffect(
+        component="leaf",
+        servers_cut_off=group.servers if alone else 0,
+        servers_degraded=group.servers,
+        capacity_lost_gbps=down + up,
+        share_lost=1 / max(1, shape.leaves * shape.fabric_planes),
+        effect=text(
+            gettext_noop("%(servers)s servers lose every port on this leaf.")
+            if alone
+            else gettext_noop(
+                "%(servers)s servers lose %(lost)s of their %(ports)s ports and continue on "
+                "the others at reduced bandwidth until the leaf is replaced."
+            )
+            if redundant
+            else gettext_noop(
+                "%(servers)s servers lose %(lost)s of their %(ports)s ports; their jobs "
+                "stop until the leaf is replaced or they are swapped out."
+            ),
+            servers=group.servers,
+            lost=shape.links_per_server_per_leaf,
+            ports=ports,
+        ),
+    )
+
+
+def _spine_effects(shape: PlaneShape) -> list[FailureEffect]:
+    """A leaf's uplink and a spine (two or more tiers)."""
+    out: list[FailureEffect] = []
+    unit = shape.groups_per_pod * shape.group_servers
+    out.append(
+        FailureEffect(
+            component="leaf-spine link",
+            servers_cut_off=0,
+            servers_degraded=shape.leaf_groups[0].servers,
+            capacity_lost_gbps=shape.uplink_speed_gbps,
+            share_lost=1 / shape.leaf_uplinks,
+            effect=text(
+                gettext_noop(
+                    "One leaf keeps %(left)s of its %(uplinks)s uplinks; ECMP routes "
+                    "around the lost one."
+                ),
+                left=shape.leaf_uplinks - 1,
+                uplinks=shape.leaf_uplinks,
+            ),
+        )
+    )
+    only = shape.spines_per_pod == 1
+    spine_cap = shape.spine_downlinks * shape.uplink_speed_gbps
+    spine_cap += shape.spine_uplinks * shape.core_speed_gbps
+    pod_servers = min(unit, shape.servers)
+    out.append(
+        FailureEffect(
+            component="spine",
+            servers_cut_off=pod_servers if only else 0,
+            servers_degraded=pod_servers,
+            capacity_lost_gbps=spine_cap,
+            share_lost=1 / shape.spines_per_pod,
+            effect=text(
+                gettext_noop(
+                    "The pod's only spine: its servers reach no server beyond their own leaf."
+                )
+                if only
+                else gettext_noop(
+                    "%(servers)s servers keep %(left)s of %(spines)s spines: "
+                    "%(share)s %% less bandwidth between units."
+                ),
+                servers=pod_servers,
+                left=shape.spines_per_pod - 1,
+                spines=shape.spines_per_pod,
+                share=round(100 / shape.spines_per_pod, 1),
+            ),
+        )
+    )
+    return out
+
+
+def _core_effects(shape: PlaneShape) -> list[FailureEffect]:
+    """A spine's core link and a core (three tiers)."""
+    out: list[FailureEffect] = []
+    out.append(
+        FailureEffect(
+            component="spine-core link",
+            servers_cut_off=0,
+            servers_degraded=min(shape.groups_per_pod * shape.group_servers, shape.servers),
+            capacity_lost_gbps=shape.core_speed_gbps,
+            share_lost=1 / shape.spine_uplinks,
+            effect=text(
+                gettext_noop(
+                    "One spine keeps %(left)s of its %(uplinks)s core links; ECMP routes "
+                    "around the lost one."
+                ),
+                left=shape.spine_uplinks - 1,
+                uplinks=shape.spine_uplinks,
+            ),
+        )
+    )
+    out.append(
+        FailureEffect(
+            component="core",
+            servers_cut_off=0,
+            servers_degraded=shape.servers,
+            capacity_lost_gbps=shape.pods * shape.spine_core_links * shape.core_speed_gbps,
+            share_lost=1 / shape.cores,
+            effect=text(
+                gettext_noop("Bandwidth between pods drops by %(share)s %%."),
+                share=round(100 / shape.cores, 2),
+            ),
+        )
+    )
+    return out
 
 
 def _paths_per_gpu(ports: int, gpus: int) -> float:

@@ -4,7 +4,7 @@ Connectivity, hops and ECMP paths use the switch graph with parallel links betwe
 merged into one edge of their total capacity (one node per switch, servers as one node per leaf
 group), so it stays small at 100,000 GPUs.
 
-The bisection is computed apart from the sizing formula (`fabric.bisection_gbps`): a max-flow
+The bisection is computed apart from the sizing formula (`shape_figures.bisection_gbps`): a max-flow
 over the plane's real switch graph with the servers in it, for each of several balanced cuts of
 the servers, the worst cut giving the figure. See `bisection_cuts`."""
 
@@ -19,7 +19,7 @@ import networkx as nx
 
 from engine import names
 from engine.design import Design, PlaneDesign, PlaneShape
-from engine.fabric import leaf_downlinks_at
+from engine.shape_figures import leaf_downlinks_at
 
 # A server's cross-rail path: its GPUs reach each other over NVLink through NVSwitch, not over
 # the network. NVIDIA's H100 SXM (fourth-generation NVLink) gives each GPU 900 GB/s counting both
@@ -446,7 +446,7 @@ def bisection_cuts(
 # ---------------------------------------------------------------------------------------------
 # The formula's own cut (kept only for tests/engine/test_properties.py's symmetry test; not used
 # by `validate`): the first half of one fabric plane's leaves against the second, fabric planes
-# taken as disjoint. It is the cut `fabric.bisection_gbps` computes, not a bisection check.
+# taken as disjoint. It is the cut `shape_figures.bisection_gbps` computes, not a bisection check.
 
 FULL_FLOW_MAX_EDGES = 20_000
 

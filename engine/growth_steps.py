@@ -274,80 +274,25 @@ def growth_steps(
     prices: Mapping[str, Decimal] | None = None,
 ) -> GrowthPlan:
     """The steps from `design` to the limit of its tiers, each with what to buy."""
-    shape = design.compute.shape
     room = design.compute.growth
     g = design.gpus_per_server
     sizer = _Sizer(design, catalog, prices)
+    # Filled in place: when a later step cannot be sized, the steps before it still stand.
     steps: list[GrowthStep] = []
     notes: list[Text] = []
-    servers = design.servers
     limit = room.max_gpus_current_spines // g
     try:
-        if shape.tiers == 1:
-            if room.free_server_slots > 0:
-                after = sizer.at(servers + room.free_server_slots)
-                steps.append(
-                    _step(sizer, "add_servers", design, after, 1,
-                          text(gettext_noop("Add up to %(servers)s servers on the switch's free "
-                                            "ports: their own links only."),
-                               servers=room.free_server_slots))
-                )  # fmt: skip
-            notes.append(
-                text(
-                    gettext_noop(
-                        "Beyond one switch a second tier is needed: half of each leaf's server "
-                        "links move to make room for uplinks (recabling); size the larger "
-                        "design to see it."
-                    )
-                )
-            )
+        if design.compute.shape.tiers == 1:
+            _one_tier_steps(sizer, design, steps, notes)
             return _plan(design, limit * g, room.max_gpus_same_tiers, steps, notes)
         base = design
         if design.request.build == Build.TODAY:
-            rebuilt = size(replace(design.request, build=Build.GROWTH), catalog, prices)
-            server_moves, uplink_moves = _rebuild_moves(design, rebuilt)
-            if server_moves or uplink_moves:
-                steps.append(
-                    _step(sizer, "rebuild_for_growth", design, rebuilt, 1,
-                          text(gettext_noop("Built for today: before adding servers, rebuild "
-                                            "the units for growth: %(servers)s server links "
-                                            "move to other leaves and up to %(uplinks)s "
-                                            "leaf-spine links are spread again."),
-                               servers=server_moves, uplinks=uplink_moves),
-                          cables_moved=server_moves + uplink_moves)
-                )  # fmt: skip
+            rebuilt = _rebuild_for_growth(sizer, design, catalog, prices, steps)
+            if rebuilt is not None:
                 base = rebuilt
                 sizer = _Sizer(rebuilt, catalog, prices)
-                shape = rebuilt.compute.shape
                 limit = rebuilt.compute.growth.max_gpus_current_spines // g
-        unit = shape.group_servers
-        full = ceil_div(servers, unit) * unit
-        if full > servers and full <= limit:
-            after = sizer.at(full)
-            steps.append(
-                _step(sizer, "fill_unit", base, after, 1,
-                      text(gettext_noop("Fill the last unit with %(servers)s servers: its "
-                                        "leaves and uplinks are already there."),
-                           servers=full - servers))
-            )  # fmt: skip
-        per_pod = shape.groups_per_pod if shape.tiers == 3 else 0
-        units = full // unit
-        if per_pod and units % per_pod and full + unit <= limit:
-            repeat = min(per_pod - units % per_pod, (limit - full) // unit)
-            steps.append(_unit_step(sizer, full, unit, repeat))
-            full = ceil_div(units, per_pod) * per_pod * unit
-        if per_pod and full + per_pod * unit <= limit:
-            pod = per_pod * unit
-            before, after = sizer.at(full), sizer.at(full + pod)
-            steps.append(
-                _step(sizer, "add_pod", before, after, (limit - full) // pod,
-                      text(gettext_noop("Add a pod of %(units)s units (%(gpus)s GPUs) with its "
-                                        "%(spines)s spines, on free core ports; no cable "
-                                        "moves."),
-                           units=per_pod, gpus=pod * g, spines=shape.spines_per_pod))
-            )  # fmt: skip
-        elif not per_pod and full + unit <= limit:
-            steps.append(_unit_step(sizer, full, unit, (limit - full) // unit))
+        _unit_and_pod_steps(sizer, base, design.servers, limit, g, steps)
         top = _top_tier_step(sizer, base, limit)
         if top is not None:
             steps.append(top)
@@ -367,6 +312,90 @@ def growth_steps(
                  reason=exc.text)
         )  # fmt: skip
     return _plan(design, limit * g, sizer.design.compute.growth.max_gpus_same_tiers, steps, notes)
+
+
+def _one_tier_steps(
+    sizer: _Sizer, design: Design, steps: list[GrowthStep], notes: list[Text]
+) -> None:
+    room = design.compute.growth
+    if room.free_server_slots > 0:
+        after = sizer.at(design.servers + room.free_server_slots)
+        steps.append(
+            _step(sizer, "add_servers", design, after, 1,
+                  text(gettext_noop("Add up to %(servers)s servers on the switch's free "
+                                    "ports: their own links only."),
+                       servers=room.free_server_slots))
+        )  # fmt: skip
+    notes.append(
+        text(
+            gettext_noop(
+                "Beyond one switch a second tier is needed: half of each leaf's server "
+                "links move to make room for uplinks (recabling); size the larger "
+                "design to see it."
+            )
+        )
+    )
+
+
+def _rebuild_for_growth(
+    sizer: _Sizer,
+    design: Design,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None,
+    steps: list[GrowthStep],
+) -> Design | None:
+    """The design built for growth, with the step that rebuilds today's units into it; None
+    when no cable would move."""
+    rebuilt = size(replace(design.request, build=Build.GROWTH), catalog, prices)
+    server_moves, uplink_moves = _rebuild_moves(design, rebuilt)
+    if not (server_moves or uplink_moves):
+        return None
+    steps.append(
+        _step(sizer, "rebuild_for_growth", design, rebuilt, 1,
+              text(gettext_noop("Built for today: before adding servers, rebuild "
+                                "the units for growth: %(servers)s server links "
+                                "move to other leaves and up to %(uplinks)s "
+                                "leaf-spine links are spread again."),
+                   servers=server_moves, uplinks=uplink_moves),
+              cables_moved=server_moves + uplink_moves)
+    )  # fmt: skip
+    return rebuilt
+
+
+def _unit_and_pod_steps(
+    sizer: _Sizer, base: Design, servers: int, limit: int, g: int, steps: list[GrowthStep]
+) -> None:
+    """Fill the last unit, then add units up to a full pod, then whole pods (or, on two tiers,
+    whole units), as far as the current spines (or cores) reach."""
+    shape = base.compute.shape
+    unit = shape.group_servers
+    full = ceil_div(servers, unit) * unit
+    if full > servers and full <= limit:
+        after = sizer.at(full)
+        steps.append(
+            _step(sizer, "fill_unit", base, after, 1,
+                  text(gettext_noop("Fill the last unit with %(servers)s servers: its "
+                                    "leaves and uplinks are already there."),
+                       servers=full - servers))
+        )  # fmt: skip
+    per_pod = shape.groups_per_pod if shape.tiers == 3 else 0
+    units = full // unit
+    if per_pod and units % per_pod and full + unit <= limit:
+        repeat = min(per_pod - units % per_pod, (limit - full) // unit)
+        steps.append(_unit_step(sizer, full, unit, repeat))
+        full = ceil_div(units, per_pod) * per_pod * unit
+    if per_pod and full + per_pod * unit <= limit:
+        pod = per_pod * unit
+        before, after = sizer.at(full), sizer.at(full + pod)
+        steps.append(
+            _step(sizer, "add_pod", before, after, (limit - full) // pod,
+                  text(gettext_noop("Add a pod of %(units)s units (%(gpus)s GPUs) with its "
+                                    "%(spines)s spines, on free core ports; no cable "
+                                    "moves."),
+                       units=per_pod, gpus=pod * g, spines=shape.spines_per_pod))
+        )  # fmt: skip
+    elif not per_pod and full + unit <= limit:
+        steps.append(_unit_step(sizer, full, unit, (limit - full) // unit))
 
 
 def _rebuild_moves(today: Design, growth: Design) -> tuple[int, int]:

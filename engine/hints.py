@@ -34,63 +34,83 @@ def size_hints(
     step down is worth a sentence, and the extra sizings stay few."""
     if design.compute.shape.tiers < 3:
         return ()
-    tiers, switches = design.compute.shape.tiers, _switch_count(design)
-    cost = design.cost
     out: list[DesignWarning] = []
-
-    def better(other: Design) -> bool:
-        if other.compute.shape.tiers < tiers:
-            return True
-        other_cost = other.cost
-        return cost is not None and other_cost is not None and other_cost < cost * (1 - HINT_SAVING)
-
-    def figures(other: Design) -> dict[str, object]:
-        return {
-            "tiers": tiers, "switches": switches, "other_tiers": other.compute.shape.tiers,
-            "other_switches": _switch_count(other),
-        }  # fmt: skip
-
-    def costs(other: Design) -> Text:
-        """Both costs, when both are known in full: a figure leaving lines out compares
-        nothing."""
-        if cost is None or other.cost is None or design.unpriced_lines or other.unpriced_lines:
-            return text(gettext_noop("(costs not comparable: lines still to be priced)"))
-        return text(
-            gettext_noop("(%(other_cost)s instead of %(cost)s before tax)"),
-            other_cost=f"{other.cost:,.0f}",
-            cost=f"{cost:,.0f}",
-        )
-
-    leaf_ratio = design.compute.tiers[0].oversubscription or 1.0
     if request.oversubscription is not None and not request.oversubscription_tolerance:
-        try:
-            looser = size(
-                replace(request, oversubscription_tolerance=HINT_TOLERANCE), catalog, prices
-            )
-        except DesignError:
-            looser = None
-        if looser is not None and better(looser):
-            out.append(
-                DesignWarning(
-                    code="size_hint_ratio",
-                    message_text=text(
-                        gettext_noop(
-                            "At %(ratio)s:1 instead of %(asked)s:1 this fabric needs "
-                            "%(other_tiers)s tiers and %(other_switches)s switches instead of "
-                            "%(tiers)s and %(switches)s %(costs)s."
-                        ),
-                        costs=costs(looser),
-                        ratio=round(looser.compute.tiers[0].oversubscription or 1.0, 4),
-                        asked=round(leaf_ratio, 4),
-                        **figures(looser),
-                    ),
-                    action_text=text(
-                        gettext_noop(
-                            "Allow a 10 %% oversubscription tolerance if the workload can take it."
-                        )
-                    ),
-                )
-            )
+        ratio = _ratio_hint(design, request, catalog, prices)
+        if ratio is not None:
+            out.append(ratio)
+    gpus = _gpus_hint(design, request, catalog, prices)
+    if gpus is not None:
+        out.append(gpus)
+    return tuple(out)
+
+
+def _better(design: Design, other: Design) -> bool:
+    if other.compute.shape.tiers < design.compute.shape.tiers:
+        return True
+    cost, other_cost = design.cost, other.cost
+    return cost is not None and other_cost is not None and other_cost < cost * (1 - HINT_SAVING)
+
+
+def _figures(design: Design, other: Design) -> dict[str, object]:
+    return {
+        "tiers": design.compute.shape.tiers, "switches": _switch_count(design),
+        "other_tiers": other.compute.shape.tiers, "other_switches": _switch_count(other),
+    }  # fmt: skip
+
+
+def _costs(design: Design, other: Design) -> Text:
+    """Both costs, when both are known in full: a figure leaving lines out compares nothing."""
+    cost = design.cost
+    if cost is None or other.cost is None or design.unpriced_lines or other.unpriced_lines:
+        return text(gettext_noop("(costs not comparable: lines still to be priced)"))
+    return text(
+        gettext_noop("(%(other_cost)s instead of %(cost)s before tax)"),
+        other_cost=f"{other.cost:,.0f}",
+        cost=f"{cost:,.0f}",
+    )
+
+
+def _ratio_hint(
+    design: Design,
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None,
+) -> DesignWarning | None:
+    """The same request with a 10 % tolerance on its ratio, when that is better."""
+    try:
+        looser = size(replace(request, oversubscription_tolerance=HINT_TOLERANCE), catalog, prices)
+    except DesignError:
+        return None
+    if not _better(design, looser):
+        return None
+    leaf_ratio = design.compute.tiers[0].oversubscription or 1.0
+    return DesignWarning(
+        code="size_hint_ratio",
+        message_text=text(
+            gettext_noop(
+                "At %(ratio)s:1 instead of %(asked)s:1 this fabric needs "
+                "%(other_tiers)s tiers and %(other_switches)s switches instead of "
+                "%(tiers)s and %(switches)s %(costs)s."
+            ),
+            costs=_costs(design, looser),
+            ratio=round(looser.compute.tiers[0].oversubscription or 1.0, 4),
+            asked=round(leaf_ratio, 4),
+            **_figures(design, looser),
+        ),
+        action_text=text(
+            gettext_noop("Allow a 10 %% oversubscription tolerance if the workload can take it.")
+        ),
+    )
+
+
+def _gpus_hint(
+    design: Design,
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None,
+) -> DesignWarning | None:
+    """The largest round count of GPUs, a few fewer than asked for, that is better."""
     per_server = request.gpus_per_server
     # Each distinct smaller count once, largest first (rounding to 64 and to 128 often agree):
     # every candidate is a whole three-tier sizing.
@@ -108,25 +128,22 @@ def size_hints(
             smaller = size_priced(replace(request, gpus=fewer), catalog, prices)
         except DesignError:
             continue
-        if better(smaller):
-            out.append(
-                DesignWarning(
-                    code="size_hint_gpus",
-                    message_text=text(
-                        gettext_noop(
-                            "With %(gpus)s GPUs instead of %(asked)s this fabric needs "
-                            "%(other_tiers)s tiers and %(other_switches)s switches instead of "
-                            "%(tiers)s and %(switches)s %(costs)s."
-                        ),
-                        costs=costs(smaller),
-                        gpus=fewer,
-                        asked=request.gpus,
-                        **figures(smaller),
+        if _better(design, smaller):
+            return DesignWarning(
+                code="size_hint_gpus",
+                message_text=text(
+                    gettext_noop(
+                        "With %(gpus)s GPUs instead of %(asked)s this fabric needs "
+                        "%(other_tiers)s tiers and %(other_switches)s switches instead of "
+                        "%(tiers)s and %(switches)s %(costs)s."
                     ),
-                    action_text=text(
-                        gettext_noop("Consider the smaller cluster, or plan the third tier.")
-                    ),
-                )
+                    costs=_costs(design, smaller),
+                    gpus=fewer,
+                    asked=request.gpus,
+                    **_figures(design, smaller),
+                ),
+                action_text=text(
+                    gettext_noop("Consider the smaller cluster, or plan the third tier.")
+                ),
             )
-            break
-    return tuple(out)
+    return None

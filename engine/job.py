@@ -130,17 +130,7 @@ def parse_job(data: Mapping[str, object]) -> Job:
     ep = reader.int_("expert_parallel", 1, 1, MAX_JOB_GPUS)
     dp_given = reader.data.get("data_parallel") not in (None, "")
     dp = reader.int_("data_parallel", 0, 1, MAX_JOB_GPUS) if dp_given else None
-    precision = reader.int_("precision_bytes", 2, 1, 4)
-    if precision is not None and precision not in PRECISION_BYTES:
-        reader.fail(
-            "precision_bytes",
-            text(
-                gettext_noop(
-                    "precision_bytes is 1 (FP8), 2 (BF16 or FP16) or 4 (FP32); got %(value)s."
-                ),
-                value=precision,
-            ),
-        )
+    precision = _precision(reader)
     sharding = reader.choice("sharding", Sharding, Sharding.NONE)
     memory = reader.float_("gpu_memory_gb", float(GPU_MEMORY_GB), 1.0, 10_000.0)
     per_param = reader.float_(
@@ -156,72 +146,10 @@ def parse_job(data: Mapping[str, object]) -> Job:
     top_k = reader.int_("top_k", DEFAULT_TOP_K, 1, 1024) or DEFAULT_TOP_K
 
     if parameters is not None and expert >= parameters and expert:
-        reader.fail(
-            "expert_parameters",
-            text(
-                gettext_noop(
-                    "expert_parameters (%(expert)s) must be fewer than parameters (%(total)s): "
-                    "attention and embeddings are not experts."
-                ),
-                expert=expert,
-                total=parameters,
-            ),
-        )
+        _fail_experts(reader, expert, parameters)
     if gpus is not None and tp is not None and pp is not None:
-        if dp_given and dp is not None and tp * pp * dp != gpus:
-            reader.fail(
-                "data_parallel",
-                text(
-                    gettext_noop(
-                        "tensor_parallel x pipeline_parallel x data_parallel = %(tp)s x %(pp)s x "
-                        "%(dp)s = %(product)s, not the %(gpus)s GPUs."
-                    ),
-                    tp=tp,
-                    pp=pp,
-                    dp=dp,
-                    product=tp * pp * dp,
-                    gpus=gpus,
-                ),
-            )
-        elif not dp_given and gpus % (tp * pp):
-            reader.fail(
-                "data_parallel",
-                text(
-                    gettext_noop(
-                        "tensor_parallel x pipeline_parallel = %(tp)s x %(pp)s = %(product)s "
-                        "does not divide the %(gpus)s GPUs."
-                    ),
-                    tp=tp,
-                    pp=pp,
-                    product=tp * pp,
-                    gpus=gpus,
-                ),
-            )
-        elif not dp_given:
-            dp = gpus // (tp * pp)
-    if dp is not None and ep is not None and dp % ep:
-        reader.fail(
-            "expert_parallel",
-            text(
-                gettext_noop(
-                    "expert_parallel (%(ep)s) must divide data_parallel (%(dp)s): expert groups "
-                    "are carved out of the data-parallel ranks."
-                ),
-                ep=ep,
-                dp=dp,
-            ),
-        )
-    if layers is not None and pp is not None and layers % pp:
-        reader.fail(
-            "layers",
-            text(
-                gettext_noop(
-                    "layers (%(layers)s) must divide evenly over pipeline_parallel (%(pp)s)."
-                ),
-                layers=layers,
-                pp=pp,
-            ),
-        )
+        dp = _data_parallel(reader, gpus, tp, pp, dp, dp_given)
+    _check_divisions(reader, dp, ep, layers, pp)
 
     if reader.errors:
         raise JobError(reader.errors)
@@ -253,6 +181,108 @@ def parse_job(data: Mapping[str, object]) -> Job:
         tokens_per_step=tokens,
         top_k=top_k,
     )
+    _check_memory(job)
+    return job
+
+
+def _precision(reader: _Reader) -> int | None:
+    precision = reader.int_("precision_bytes", 2, 1, 4)
+    if precision is not None and precision not in PRECISION_BYTES:
+        reader.fail(
+            "precision_bytes",
+            text(
+                gettext_noop(
+                    "precision_bytes is 1 (FP8), 2 (BF16 or FP16) or 4 (FP32); got %(value)s."
+                ),
+                value=precision,
+            ),
+        )
+    return precision
+
+
+def _fail_experts(reader: _Reader, expert: int, parameters: int) -> None:
+    reader.fail(
+        "expert_parameters",
+        text(
+            gettext_noop(
+                "expert_parameters (%(expert)s) must be fewer than parameters (%(total)s): "
+                "attention and embeddings are not experts."
+            ),
+            expert=expert,
+            total=parameters,
+        ),
+    )
+
+
+def _data_parallel(
+    reader: _Reader, gpus: int, tp: int, pp: int, dp: int | None, dp_given: bool
+) -> int | None:
+    """The data-parallel size: as given, when tensor x pipeline x data makes the GPUs, else
+    what is left of the GPUs after tensor and pipeline parallelism."""
+    if dp_given:
+        if dp is not None and tp * pp * dp != gpus:
+            reader.fail(
+                "data_parallel",
+                text(
+                    gettext_noop(
+                        "tensor_parallel x pipeline_parallel x data_parallel = %(tp)s x %(pp)s x "
+                        "%(dp)s = %(product)s, not the %(gpus)s GPUs."
+                    ),
+                    tp=tp,
+                    pp=pp,
+                    dp=dp,
+                    product=tp * pp * dp,
+                    gpus=gpus,
+                ),
+            )
+        return dp
+    if gpus % (tp * pp):
+        reader.fail(
+            "data_parallel",
+            text(
+                gettext_noop(
+                    "tensor_parallel x pipeline_parallel = %(tp)s x %(pp)s = %(product)s "
+                    "does not divide the %(gpus)s GPUs."
+                ),
+                tp=tp,
+                pp=pp,
+                product=tp * pp,
+                gpus=gpus,
+            ),
+        )
+        return None
+    return gpus // (tp * pp)
+
+
+def _check_divisions(
+    reader: _Reader, dp: int | None, ep: int | None, layers: int | None, pp: int | None
+) -> None:
+    if dp is not None and ep is not None and dp % ep:
+        reader.fail(
+            "expert_parallel",
+            text(
+                gettext_noop(
+                    "expert_parallel (%(ep)s) must divide data_parallel (%(dp)s): expert groups "
+                    "are carved out of the data-parallel ranks."
+                ),
+                ep=ep,
+                dp=dp,
+            ),
+        )
+    if layers is not None and pp is not None and layers % pp:
+        reader.fail(
+            "layers",
+            text(
+                gettext_noop(
+                    "layers (%(layers)s) must divide evenly over pipeline_parallel (%(pp)s)."
+                ),
+                layers=layers,
+                pp=pp,
+            ),
+        )
+
+
+def _check_memory(job: Job) -> None:
     need = state_bytes_per_gpu(job)
     if need > job.gpu_memory_gb * 1e9:
         raise JobError(
@@ -267,16 +297,15 @@ def parse_job(data: Mapping[str, object]) -> Job:
                     ),
                     parameters=job.parameters,
                     need=round(need / 1e9, 1),
-                    tp=tp,
-                    pp=pp,
-                    ep=ep,
+                    tp=job.tensor_parallel,
+                    pp=job.pipeline_parallel,
+                    ep=job.expert_parallel,
                     sharding=job.sharding.value,
                     per=job.state_bytes_per_parameter,
                     memory=job.gpu_memory_gb,
                 )
             }
         )
-    return job
 
 
 def job_to_dict(job: Job) -> dict[str, object]:

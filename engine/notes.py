@@ -21,9 +21,24 @@ def _notes(
 ) -> tuple[Text, ...]:
     """The trade-offs of one alternative in words; `strict` is the best design that meets the
     `stated` leaf oversubscription without the request's tolerance."""
-    request = design.request
+    notes = _shape_notes(design)
+    notes += _tolerance_notes(design, prices_given, strict, stated)
+    notes += _cost_notes(design, best, prices_given)
     compute = design.compute
-    notes = []
+    if compute.shape.tiers >= 2:
+        notes.append(
+            text(
+                gettext_noop("Grows to %(gpus)s GPUs with these spines."),
+                gpus=compute.growth.max_gpus_current_spines,
+            )
+        )
+    return tuple(notes)
+
+
+def _shape_notes(design: Design) -> list[Text]:
+    """The fabric style, its tiers and switches, and the leaf ratio."""
+    compute = design.compute
+    notes: list[Text] = []
     style = {
         "rail": gettext_noop(
             "Rail-optimized, any-to-any: every GPU reaches every other through the fabric."
@@ -71,6 +86,16 @@ def _notes(
                 ratio=float(over),
             )
         )
+    return notes
+
+
+def _tolerance_notes(
+    design: Design, prices_given: bool, strict: Design | None, stated: float | None
+) -> list[Text]:
+    """What a ratio above the stated one, within the request's tolerance, buys."""
+    notes: list[Text] = []
+    compute = design.compute
+    over = compute.tiers[0].oversubscription
     if (
         over is not None
         and stated is not None
@@ -101,8 +126,13 @@ def _notes(
                     target=stated,
                 )
             )
+    return notes
+
+
+def _cost_notes(design: Design, best: Design, prices_given: bool) -> list[Text]:
+    notes: list[Text] = []
     if prices_given and design.cost is not None and best.cost is not None and design is not best:
-        delta = round_cents((design.cost - best.cost) / request.gpus)
+        delta = round_cents((design.cost - best.cost) / design.request.gpus)
         if delta > 0:
             notes.append(
                 text(
@@ -135,14 +165,7 @@ def _notes(
                 lines=design.unpriced_lines,
             )
         )
-    if compute.shape.tiers >= 2:
-        notes.append(
-            text(
-                gettext_noop("Grows to %(gpus)s GPUs with these spines."),
-                gpus=compute.growth.max_gpus_current_spines,
-            )
-        )
-    return tuple(notes)
+    return notes
 
 
 def _switch_count(design: Design) -> int:

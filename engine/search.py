@@ -159,6 +159,50 @@ def alternatives(
     without prices, fewest switches then least power), the most resilient (most spines, no
     single point of failure), the most growth room. An oversubscription the request states is a
     ceiling: alternatives meet it or do better (a 1:1 request is never offered 2:1)."""
+    designs = _sized_candidates(request, catalog, prices)
+
+    def rank(design: Design) -> tuple[object, ...]:
+        # Cheapest per GPU with power as the tie-break (issue 13, item 1); without prices, the
+        # fewest switches stand in for the cost. The rest only makes the order deterministic.
+        cost = design.cost if design.cost is not None else Decimal(0)
+        tiers = design.compute.tiers
+        fabric = design.request.fabric or ""
+        first, second = ((design.power_w, _switch_count(design)) if prices is not None
+                         else (_switch_count(design), design.power_w))  # fmt: skip
+        shape = design.compute.shape
+        return (not _priced_in_full(design), cost / design.gpus, first, second, fabric,
+                tuple(t.switch for t in tiers), tiers[0].oversubscription or 0,
+                shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
+
+    def resilience(design: Design) -> tuple[object, ...]:
+        # Fewest servers lost to the worst single failure, then fewest slowed by it: what the
+        # label promises, measured (engine.failures), not inferred from spine counts.
+        return (*_worst_failure(design), rank(design))
+
+    def growth(design: Design) -> tuple[object, ...]:
+        room = design.compute.growth
+        return (-room.max_gpus_current_spines, -room.max_gpus_same_tiers, rank(design))
+
+    designs.sort(key=rank)
+    chosen = _labelled(designs, rank, resilience, growth, priced=prices is not None)
+    best = chosen[0]
+    stated = request.oversubscription.leaf if request.oversubscription else None
+    strict = next(
+        (d for d in designs if stated is None or _leaf_ratio(d) <= stated + RATIO_EPSILON), None
+    )
+    return tuple(
+        replace(design, notes=_notes(design, best, prices is not None, strict, stated))
+        for design in chosen
+    )
+
+
+def _sized_candidates(
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal] | None,
+) -> list[Design]:
+    """Every valid design over the open choices, in the order sized; NoDesign, with the first
+    reason, when none is."""
     fabrics = [request.fabric] if request.fabric else [Fabric.RAIL, Fabric.RAIL_PLANE, Fabric.TOR]
     designs: list[Design] = []
     failures: list[Text] = []
@@ -204,40 +248,7 @@ def alternatives(
             else text(gettext_noop("no switch in the catalog serves this NIC speed"))
         )
         raise NoDesign(text(gettext_noop("No design fits the request: %(reason)s"), reason=reason))
-
-    def rank(design: Design) -> tuple[object, ...]:
-        # Cheapest per GPU with power as the tie-break (issue 13, item 1); without prices, the
-        # fewest switches stand in for the cost. The rest only makes the order deterministic.
-        cost = design.cost if design.cost is not None else Decimal(0)
-        tiers = design.compute.tiers
-        fabric = design.request.fabric or ""
-        first, second = ((design.power_w, _switch_count(design)) if prices is not None
-                         else (_switch_count(design), design.power_w))  # fmt: skip
-        shape = design.compute.shape
-        return (not _priced_in_full(design), cost / design.gpus, first, second, fabric,
-                tuple(t.switch for t in tiers), tiers[0].oversubscription or 0,
-                shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
-
-    def resilience(design: Design) -> tuple[object, ...]:
-        # Fewest servers lost to the worst single failure, then fewest slowed by it: what the
-        # label promises, measured (engine.failures), not inferred from spine counts.
-        return (*_worst_failure(design), rank(design))
-
-    def growth(design: Design) -> tuple[object, ...]:
-        room = design.compute.growth
-        return (-room.max_gpus_current_spines, -room.max_gpus_same_tiers, rank(design))
-
-    designs.sort(key=rank)
-    chosen = _labelled(designs, rank, resilience, growth, priced=prices is not None)
-    best = chosen[0]
-    stated = request.oversubscription.leaf if request.oversubscription else None
-    strict = next(
-        (d for d in designs if stated is None or _leaf_ratio(d) <= stated + RATIO_EPSILON), None
-    )
-    return tuple(
-        replace(design, notes=_notes(design, best, prices is not None, strict, stated))
-        for design in chosen
-    )
+    return designs
 
 
 def _leaf_ratio(design: Design) -> float:
