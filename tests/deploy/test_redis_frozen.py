@@ -24,7 +24,12 @@ ME_BOUND_S = 2.0  # the issue's figure
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_thirty_seconds_of_frozen_redis_under_writes(
-    postgres_required, redis_everywhere, catalog, engineer, settings, tmp_path
+    postgres_required,
+    redis_everywhere,  # noqa: F811
+    catalog,
+    engineer,
+    settings,
+    tmp_path,
 ):
     from planner.models import Design
 
