@@ -10,7 +10,8 @@ from planner.selectors import catalog_changed
 
 
 def _on_catalog_write(sender: Any, **kwargs: Any) -> None:
-    transaction.on_commit(catalog_changed)
+    # Robust: the write has committed; a failing cache must not turn its answer into a 500.
+    transaction.on_commit(catalog_changed, robust=True)
 
 
 def connect() -> None:

@@ -149,4 +149,4 @@ def _set_status(
     def log_status_change() -> None:
         logger.info("quote status changed", extra=logged)
 
-    transaction.on_commit(log_status_change)
+    transaction.on_commit(log_status_change, robust=True)
