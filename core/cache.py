@@ -216,3 +216,21 @@ class ResilientRedisCache(RedisCache):
 
     def decr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
         return self.incr(key, -delta, version)
+
+    def incr_window(self, key: Any, ttl_s: int, version: Any = None) -> int:
+        """Count one more in a fixed window's counter and keep it `ttl_s` seconds: INCR and
+        EXPIRE in one round trip (the rate limit's add-then-incr took two on every API call).
+        Raises CacheUnavailable, as `incr` does, when nothing was counted in the shared cache."""
+        if self.is_down:
+            raise CacheUnavailable("the cache is down")
+        name = self.make_and_validate_key(key, version=version)
+        try:
+            pipe = self._cache.get_client(name, write=True).pipeline(transaction=False)
+            pipe.incr(name)
+            pipe.expire(name, ttl_s)
+            count, _expiry_set = pipe.execute()
+        except CACHE_ERRORS as exc:
+            self._failed("incr", exc)
+            raise CacheUnavailable(str(exc)) from exc
+        self._succeeded()
+        return int(count)

@@ -18,13 +18,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache import cache as default_cache
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.translation import gettext as _
 from rest_framework.request import Request
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from core.cache import CACHE_ERRORS
+from core.cache import CACHE_ERRORS, ResilientRedisCache
 from core.lockout import client_ip
 
 logger = logging.getLogger(__name__)
@@ -89,6 +91,10 @@ class _FixedWindow(SimpleRateThrottle):
 
     def _shared_count(self, key: str) -> int:
         assert self.duration is not None
+        # DRF's `cache` is Django's proxy to the default cache, not the backend itself.
+        backend = caches[DEFAULT_CACHE_ALIAS] if self.cache is default_cache else self.cache
+        if isinstance(backend, ResilientRedisCache):
+            return backend.incr_window(key, self.duration + 1)
         self.cache.add(key, 0, self.duration + 1)
         try:
             count = int(self.cache.incr(key))

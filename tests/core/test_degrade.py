@@ -333,6 +333,28 @@ def test_the_backend_builds_one_redis_client_not_one_per_call(private_redis, mon
     assert 1 <= len(built) <= 2
 
 
+def test_the_rate_limit_counts_in_redis_in_one_round_trip(private_redis, engineer, monkeypatch):
+    """A shared window's counter is one INCR and one EXPIRE, pipelined: 3 calls a minute pass,
+    the 4th is refused, and the counter lives a window and a second (61 s), no longer."""
+    monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", {"user": "3/min", "anon": "3/min"})
+    api = _bearer(engineer)
+    sent: list[int] = []
+    real_execute = redis.client.Pipeline.execute
+
+    def counting_execute(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        sent.append(len(self.command_stack))
+        return real_execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.client.Pipeline, "execute", counting_execute)
+    assert [api.get(ME).status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert sent == [2, 2, 2, 2]  # one round trip of two commands per call
+    client = private_redis.client()
+    [key] = [k for k in client.keys("*") if b"throttle" in k]
+    assert int(client.get(key)) == 4
+    assert 0 < client.ttl(key) <= 61
+    client.close()
+
+
 def test_local_counters_keep_windows_of_different_lengths_apart():
     from core.throttling import _LocalCounters
 
