@@ -160,6 +160,10 @@ def alternatives(
     single point of failure), the most growth room. An oversubscription the request states is a
     ceiling: alternatives meet it or do better (a 1:1 request is never offered 2:1)."""
     designs = _sized_candidates(request, catalog, prices)
+    # Inline switch specs stand in where the catalog sells no switch that serves: never beside
+    # a design built on switches it does sell, whose price is real, not estimated (issue 26).
+    sold = [design for design in designs if not _invented_switches(design)]
+    designs = sold or designs
 
     def rank(design: Design) -> tuple[object, ...]:
         # Cheapest per GPU with power as the tie-break (issue 13, item 1); without prices, the
@@ -170,7 +174,8 @@ def alternatives(
         first, second = ((design.power_w, _switch_count(design)) if prices is not None
                          else (_switch_count(design), design.power_w))  # fmt: skip
         shape = design.compute.shape
-        return (not _priced_in_full(design), cost / design.gpus, first, second, fabric,
+        return (not _priced_in_full(design), _invented_switches(design), cost / design.gpus,
+                first, second, fabric,
                 tuple(t.switch for t in tiers), tiers[0].oversubscription or 0,
                 shape.uplink_speed_gbps, shape.fabric_planes)  # fmt: skip
 
@@ -253,6 +258,13 @@ def _sized_candidates(
 
 def _leaf_ratio(design: Design) -> float:
     return design.compute.tiers[0].oversubscription or 1.0
+
+
+def _invented_switches(design: Design) -> int:
+    """Switches that are inline specs, not catalog products: a design built on switches the
+    catalog sells, with some optics still to price, is nearer a quote than one whose switches
+    themselves have to be found (and whose estimated price hides that)."""
+    return sum(1 for tier in design.compute.tiers if tier.sku is None)
 
 
 def _priced_in_full(design: Design) -> bool:
