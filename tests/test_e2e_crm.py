@@ -30,6 +30,8 @@ def token_client(user, scope=TokenScope.READ_WRITE) -> APIClient:
     return client
 
 
+# One journey, long on purpose (over 80 lines): the CRM's calls in the order an integration makes
+# them, each answer feeding the next.
 def test_crm_flow_end_to_end(settings, start_worker, engineer, manager):
     if IN_CI:
         require_service(bool(settings.REDIS_URL), "needs Redis: REDIS_URL is not set")

@@ -156,6 +156,8 @@ class Load:
                 time.sleep(between)
 
 
+# One story, long on purpose (over 80 lines): the hosts, the load, the kills and the counts of
+# what was lost read in the order they happen; split, each piece would need all the others.
 @pytest.mark.django_db(transaction=True)
 def test_two_web_and_two_worker_hosts_lose_nothing_when_one_of_each_dies(
     postgres_required, redis_required, engineer, settings, tmp_path

@@ -46,6 +46,8 @@ def wait_value(page, testid: str, expected: object) -> None:
     page.wait_for_selector(f'[data-testid={testid}][data-value="{expected}"]')
 
 
+# One journey, long on purpose (over 80 lines): the wizard's steps in the order an engineer
+# takes them.
 @pytest.mark.slow
 def test_engineer_sizes_a_1024_gpu_rail_cluster(live_server, page, engineer, settings):
     load_seed_catalog()
