@@ -150,6 +150,9 @@ def test_writes_answer_with_redis_frozen_and_their_messages_are_sent_once_it_is_
     _token, secret = api_token_create(user=engineer, name="crm", scope=TokenScope.READ_WRITE)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    # The quote's design first: the factory saves it through design_create, which announces
+    # design.created; only the writes made while Redis is frozen are to have deliveries.
+    design = DesignFactory(owner=engineer)
     # The subscriber whose deliveries made committed writes answer 500 when Redis was down.
     webhook_subscription_create(
         user=engineer,
@@ -157,7 +160,7 @@ def test_writes_answer_with_redis_frozen_and_their_messages_are_sent_once_it_is_
         events=[WebhookEvent.DESIGN_CREATED, WebhookEvent.QUOTE_STATUS_CHANGED],
     )
     customer = CustomerFactory(team=engineer.membership.team)
-    quote = quote_create(user=engineer, design=DesignFactory(owner=engineer), customer=customer)
+    quote = quote_create(user=engineer, design=design, customer=customer)
     assert api.get("/api/v1/me/").status_code == 200  # Redis answers: token cached there
 
     server.freeze()

@@ -51,10 +51,11 @@ def test_designs_that_share_a_name_are_told_apart_by_id_and_date(engineer):
     today = timezone.localdate().isoformat()  # auto_now_add: created now, shown in local time
     labels = dict(QuoteCreateForm(user=engineer).fields["design"].choices)
     labels = {value.value: label for value, label in labels.items() if value}
-    # The factory's design: 32 GPUs, rail-optimized (tests/quotes/factories.py small_result).
-    assert labels[first.pk] == f"Phase 1 · #{first.pk} · 32 GPUs · Rail-optimized · {today}"
-    assert labels[second.pk] == f"Phase 1 · #{second.pk} · 32 GPUs · Rail-optimized · {today}"
-    assert labels[alone.pk] == f"Storage pod · #{alone.pk} · 32 GPUs · Rail-optimized · {today}"
+    # The factory's design: 32 GPUs on a top-of-rack fabric ("fabric": "tor",
+    # tests/quotes/factories.py DESIGN_REQUEST; core.vocabulary names it "Top of rack").
+    assert labels[first.pk] == f"Phase 1 · #{first.pk} · 32 GPUs · Top of rack · {today}"
+    assert labels[second.pk] == f"Phase 1 · #{second.pk} · 32 GPUs · Top of rack · {today}"
+    assert labels[alone.pk] == f"Storage pod · #{alone.pk} · 32 GPUs · Top of rack · {today}"
 
 
 def test_both_forms_link_to_a_new_customer_and_back(engineer_client, engineer):

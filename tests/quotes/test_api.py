@@ -37,9 +37,10 @@ def test_create_from_design_and_customer(catalog, engineer, design, customer):
     body = response.json()
     assert body["number"].startswith("Q-")
     assert body["status"] == "draft"
-    # 445,900.00 + VAT per kind (13% goods, 6% services) = 499,737.00 (see test_services.py).
-    assert body["total"] == "499737.00"
-    assert len(body["current_revision"]["lines"]) == 9
+    # 321,450.00 + VAT per kind (13% goods, 6% services) = 359,108.50 (see test_services.py).
+    assert body["total"] == "359108.50"
+    # The design's 7 BOM lines + POC, pilot, full installation and support.
+    assert len(body["current_revision"]["lines"]) == 11
     # Engineers do not see cost or margin.
     assert "margin_percent" not in body["current_revision"]
     assert "unit_cost" not in body["current_revision"]["lines"][0]
@@ -151,19 +152,20 @@ def test_list_is_a_summary_and_the_detail_keeps_the_lines(quote, engineer):
     assert row["status"] == "draft"
     assert row["customer"] == quote.customer_id
     assert row["customer_name"] == quote.customer.name_en
-    # 445,900.00 + VAT per kind (13% goods, 6% services) = 499,737.00 (see test_services.py).
-    assert row["total"] == "499737.00"
+    # 321,450.00 + VAT per kind (13% goods, 6% services) = 359,108.50 (see test_services.py).
+    assert row["total"] == "359108.50"
     assert row["currency"] == "CNY"
     # A draft has no validity date yet: it starts when the revision is sent.
     assert row["valid_until"] is None
     assert revision.valid_until is None
     summary = row["current_revision"]
     assert "lines" not in summary
-    assert (summary["subtotal"], summary["total"]) == ("445900.00", "499737.00")
+    assert (summary["subtotal"], summary["total"]) == ("321450.00", "359108.50")
     assert row["links"]["self"] == f"/api/v1/quotes/{quote.pk}/"
     detail = client.get(row["links"]["self"]).json()
-    # The detail keeps the nine lines of the design's BOM (test_create_from_design_and_customer).
-    assert len(detail["current_revision"]["lines"]) == 9
+    # The detail keeps the eleven lines: the design's 7 BOM lines and 4 services
+    # (test_create_from_design_and_customer).
+    assert len(detail["current_revision"]["lines"]) == 11
     assert detail["current_revision"]["total"] == summary["total"]
 
 
@@ -179,5 +181,5 @@ def test_list_size_does_not_grow_with_lines(quote, engineer):
         first.position = 100 + position
         first.save()
     after = len(client.get("/api/v1/quotes/").content)
-    assert revision.lines.count() == 9 + 50
+    assert revision.lines.count() == 11 + 50  # 7 BOM lines + 4 services, and the 50 copies
     assert after == before

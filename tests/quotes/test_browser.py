@@ -45,17 +45,18 @@ def test_engineer_quotes_manager_approves_customer_accepts(
     page.click("button[type=submit].primary")
     page.wait_for_selector("[data-testid=quote-lines]")
     assert page.locator("[data-testid=status]").inner_text() == "Draft"
-    # 445,900.00 + VAT per kind = 499,737.00 (see test_services.py).
-    assert page.locator("[data-testid=total]").inner_text() == "499,737.00"
+    # 321,450.00 + VAT per kind = 359,108.50 (see test_services.py).
+    assert page.locator("[data-testid=total]").inner_text() == "359,108.50"
     screenshot(page, "quotes-2-draft")
 
     # 15% on every product: above the 10% policy.
     page.fill("input[name=discount_percent]#id_discount_percent", "15")
     page.click("[data-testid=apply-discount]")
     page.wait_for_selector("[data-testid=approval-reasons]")
-    # Products 386,900 x 0.85 = 328,865 + services 59,000 = 387,865.00; VAT: goods 328,865 x 13%
-    # = 42,752.45, services 59,000 x 6% = 3,540.00; total 434,157.45.
-    assert page.locator("[data-testid=total]").inner_text() == "434,157.45"
+    # Products 262,450 x 0.85 = 223,082.50 + services 59,000 = 282,082.50; VAT: goods
+    # 223,082.50 x 13% = 29,000.725 -> 29,000.73 (half up), services 59,000 x 6% = 3,540.00;
+    # total 282,082.50 + 32,540.73 = 314,623.23.
+    assert page.locator("[data-testid=total]").inner_text() == "314,623.23"
     page.click("[data-testid=submit]")
     page.wait_for_selector("text=Pending approval")
     screenshot(page, "quotes-3-pending")
@@ -84,7 +85,8 @@ def test_engineer_quotes_manager_approves_customer_accepts(
     customer_page = new_page(browser)
     customer_page.goto(f"{base}{share_url}")
     assert customer_page.locator("[data-testid=current-user]").count() == 0
-    assert customer_page.locator("[data-testid=total]").inner_text() == "434,157.45"
+    # The approved total, 314,623.23 (15% off the products, above).
+    assert customer_page.locator("[data-testid=total]").inner_text() == "314,623.23"
     screenshot(customer_page, "quotes-6-proposal")
     customer_page.fill("#id_name", "Li Wei")
     customer_page.fill("#id_email", "li.wei@example.com")

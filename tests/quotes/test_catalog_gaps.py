@@ -4,7 +4,7 @@ page, in the API and in the PDF; the totals leave it out; the quote can be neith
 sent until the sales engineer prices it or replaces it with a catalog SKU.
 
 Amounts are worked from the seed prices in tests/quotes/factories.py (CNY, VAT 13%); the quote
-without the gap line is the one of test_services.py: subtotal 445,900.00, total 499,737.00."""
+without the gap line is the one of test_services.py: subtotal 321,450.00, total 359,108.50."""
 
 from decimal import Decimal
 
@@ -29,13 +29,13 @@ GAP_DESCRIPTION = "800G OSFP DR4 module"
 # The same text in Chinese (its template's msgstr in locale/zh_Hans): a quote line keeps both.
 GAP_DESCRIPTION_ZH = "800G OSFP DR4 光模块"
 PRICE = D("2350.00")  # what the sales engineer enters per module
-# 128 modules x 2,350.00 = 300,800.00; subtotal 445,900.00 + 300,800.00 = 746,700.00;
-# VAT per kind: goods (386,900 + 300,800) x 13% = 89,401.00, services 59,000 x 6% = 3,540.00;
-# tax 92,941.00; total 746,700.00 + 92,941.00 = 839,641.00.
+# 128 modules x 2,350.00 = 300,800.00; subtotal 321,450.00 + 300,800.00 = 622,250.00;
+# VAT per kind: goods (262,450 + 300,800) x 13% = 563,250 x 13% = 73,222.50, services
+# 59,000 x 6% = 3,540.00; tax 76,762.50; total 622,250.00 + 76,762.50 = 699,012.50.
 PRICED_LINE_TOTAL = D("300800.00")
-PRICED_SUBTOTAL = D("746700.00")
-PRICED_TAX = D("92941.00")
-PRICED_TOTAL = D("839641.00")
+PRICED_SUBTOTAL = D("622250.00")
+PRICED_TAX = D("76762.50")
+PRICED_TOTAL = D("699012.50")
 SR4 = "EZMAX-QSFP28-100G-SR4"  # list 980.00; tier >= 100: 931.00
 
 
@@ -91,14 +91,14 @@ def gap_line(quote):
 
 def test_a_catalog_gap_becomes_a_line_to_be_priced(gap_quote):
     revision = current(gap_quote)
-    # 5 catalog lines + the gap + POC, pilot, full and support = 10 lines.
-    assert revision.lines.count() == 10
+    # 7 catalog lines + the gap + POC, pilot, full and support = 12 lines.
+    assert revision.lines.count() == 12
     line = gap_line(gap_quote)
     assert (line.kind, line.sku, line.description, line.quantity) == (
         LineKind.PRODUCT, "", GAP_DESCRIPTION, 128,
     )  # fmt: skip
     assert (line.plane, line.tier) == ("compute", "leaf-spine")
-    assert line.position == 60  # after the 5 catalog lines (10..50), before the services
+    assert line.position == 80  # after the 7 catalog lines (10..70), before the services
     assert line.to_be_priced
     assert line.price_source == PriceSource.TO_BE_PRICED
     assert (line.frozen_list_price, line.frozen_contract_price, line.override_unit_price) == (
@@ -193,7 +193,7 @@ def test_replacing_the_line_with_a_catalog_sku(gap_quote, engineer):
         PriceSource.TIER, D("931.00"), D("119168.00"),
     )  # fmt: skip
     revision = current(gap_quote)
-    assert revision.subtotal == SUBTOTAL + D("119168.00")  # 565,068.00
+    assert revision.subtotal == SUBTOTAL + D("119168.00")  # 321,450 + 119,168 = 440,618.00
     services.revision_submit(user=engineer, revision=revision)
     assert current(gap_quote).status == QuoteStatus.APPROVED
 
@@ -232,7 +232,7 @@ def test_page_marks_the_line_and_refuses_submit_with_the_message(client, gap_quo
     assert "To be priced" in page
     assert "The totals exclude 1 line to be priced." in page
     assert 'data-testid="unpriced-callout"' in page
-    assert f"{TOTAL:,.2f}" in page  # 499,737.00: the catalog lines only
+    assert f"{TOTAL:,.2f}" in page  # 359,108.50: the catalog lines only
     chinese = client.get(detail, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "待定价" in chinese
     assert "合计不含 1 行待定价项目。" in chinese
@@ -255,7 +255,7 @@ def test_page_marks_the_line_and_refuses_submit_with_the_message(client, gap_quo
     assert line.line_total == PRICED_LINE_TOTAL  # 128 x 2,350.00
     page = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'data-testid="to-be-priced"' not in page
-    assert f"{PRICED_TOTAL:,.2f}" in page  # 839,641.00
+    assert f"{PRICED_TOTAL:,.2f}" in page  # 699,012.50
     client.post(reverse("quotes:revision-action", args=[gap_quote.pk, 0, "send"]))
     revision = current(gap_quote)
     assert revision.status == QuoteStatus.SENT
@@ -310,7 +310,8 @@ def test_api_shows_the_line_to_be_priced_refuses_then_prices_it(
     assert (line["unit_price"], line["line_total"], line["list_unit_price"]) == (None, None, None)
     assert line["price_source"] == "unpriced"  # fits the 10-character column
     assert not any(other["to_be_priced"] for other in revision["lines"] if other is not line)
-    assert (revision["unpriced_lines"], revision["total"]) == (1, "499737.00")
+    # The catalog lines only: test_services.py's total, 359,108.50.
+    assert (revision["unpriced_lines"], revision["total"]) == (1, "359108.50")
 
     url = f"/api/v1/quotes/{body['id']}/"
     for action in ("submit", "send"):
@@ -336,7 +337,7 @@ def test_api_shows_the_line_to_be_priced_refuses_then_prices_it(
     assert (priced["to_be_priced"], priced["unit_price"], priced["line_total"]) == (
         False, "2350.00", "300800.00",  # 128 x 2,350.00
     )  # fmt: skip
-    assert (revision["unpriced_lines"], revision["total"]) == (0, "839641.00")
+    assert (revision["unpriced_lines"], revision["total"]) == (0, "699012.50")  # PRICED_TOTAL
     assert client.post(f"{url}submit/").json()["status"] == "approved"
     response = client.post(f"{url}send/")
     assert response.status_code == 200

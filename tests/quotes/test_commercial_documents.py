@@ -2,8 +2,8 @@
 a revision not approved (read back as text and as pixels), the sales engineer on the cover and
 the share page, the quote spreadsheet for procurement and the priced BOM with its cabling sheet.
 
-Amounts are those of test_services.py's quote: products 386,900.00 at 13% (50,297.00), services
-59,000.00 at 6% (3,540.00); subtotal 445,900.00, total 499,737.00."""
+Amounts are those of test_services.py's quote: products 262,450.00 at 13% (34,118.50), services
+59,000.00 at 6% (3,540.00); subtotal 321,450.00, total 359,108.50."""
 
 import io
 import re
@@ -154,18 +154,18 @@ def test_quote_spreadsheet_for_procurement(quote, engineer, client):
     rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
     by_sku = {row[1]: row for row in rows if row[1]}
     nic = by_sku["MCX623106AN-CDAT"]
-    # 32 NICs x 7,800.00 = 249,600.00 at 13% VAT.
-    assert (nic[4], nic[5], nic[7], nic[8]) == (32, 7800, 13, 249600)
+    # 16 NICs x 7,800.00 = 124,800.00 at 13% VAT.
+    assert (nic[4], nic[5], nic[7], nic[8]) == (16, 7800, 13, 124800)
     assert by_sku["EZMAX-SVC-INSTALL-DAY"][7] == 6  # a service: 6%
     # The hostile description is text, never a formula.
     switch_row = next(row for row in sheet.iter_rows() if row[1].value == "MSN2700-CS2F")
     assert switch_row[2].value == '=HYPERLINK("x")'
     assert switch_row[2].data_type == "s"
     totals = {row[7]: row[8] for row in rows if row[7] and isinstance(row[8], int | float)}
-    assert totals["Subtotal"] == 445900
-    assert totals["VAT 13% on 386900.00"] == 50297
-    assert totals["VAT 6% on 59000.00"] == 3540
-    assert totals["Total"] == 499737
+    assert totals["Subtotal"] == 321450  # 262,450 products + 59,000 services
+    assert totals["VAT 13% on 262450.00"] == 34118.5  # 262,450 x 13%
+    assert totals["VAT 6% on 59000.00"] == 3540  # 59,000 x 6%
+    assert totals["Total"] == 359108.5  # 321,450 + 34,118.50 + 3,540
     facts = {row[0]: row[1] for row in rows[:7] if row[0]}
     assert facts["Currency"] == "CNY"
     assert facts["Valid until"] == "30 days from sending"
@@ -178,7 +178,9 @@ def test_bom_xlsx_has_prices_totals_and_a_cabling_sheet(catalog):
         b_port="eth0", media=MediaKind.DAC, length_m=2.0, cable_sku="MCP1600-C002E30N",
         links=1, label="C-0001", speed_gbps=100, cable="MCP1600-C002E30N",
     )  # fmt: skip
-    # The list prices of the seed's default price list (CNY), as a saved design stores them.
+    # small_result()'s hand-made BOM (tests/quotes/factories.py), not the factory's design: the
+    # figures below are SMALL_BOM's. The list prices of the seed's default price list (CNY), as
+    # a saved design stores them.
     listed = Price.objects.filter(price_list__is_default=True).values_list("product__sku", "amount")
     prices = exports.BomPrices(currency="CNY", price_list="CNY", unit_prices=dict(listed))
     content = exports.bom_xlsx(small_result(), title="Test", prices=prices, cabling=[row])

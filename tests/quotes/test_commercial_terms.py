@@ -1,8 +1,8 @@
 """Commercial terms: VAT per line kind in percent, freight, payment milestones, support priced by
 size, terms written from the lines; archiving and deleting drafts; the quote form's designs.
 
-The quote of the `quote` fixture is the one of test_services.py: products 386,900.00 (13% VAT),
-services 59,000.00 (6%); subtotal 445,900.00, tax 53,837.00, total 499,737.00."""
+The quote of the `quote` fixture is the one of test_services.py: products 262,450.00 (13% VAT),
+services 59,000.00 (6%); subtotal 321,450.00, tax 37,658.50, total 359,108.50."""
 
 import json
 from decimal import Decimal
@@ -57,7 +57,7 @@ def test_quote_starts_with_the_price_lists_rates_and_terms_from_its_lines(quote)
     revision = current(quote)
     assert (revision.tax_percent, revision.services_tax_percent) == ("13", "6")
     assert revision.tax_breakdown == [
-        {"rate": "13", "base": "386900.00", "tax": "50297.00"},  # 386,900 x 13%
+        {"rate": "13", "base": "262450.00", "tax": "34118.50"},  # 262,450 x 13%
         {"rate": "6", "base": "59000.00", "tax": "3540.00"},  # 59,000 x 6%
     ]
     # The quote lists installation days: the terms say installation is included.
@@ -102,7 +102,7 @@ def test_a_tax_of_150_percent_is_refused_and_nothing_is_saved(quote, engineer):
     revision = current(quote)
     # The valid services rate given in the same call was not saved either.
     assert (revision.tax_percent, revision.services_tax_percent) == ("13", "6")
-    assert revision.total == D("499737.00")
+    assert revision.total == D("359108.50")  # test_services.py's TOTAL, unchanged
 
 
 def test_typing_13_means_13_percent(quote, engineer):
@@ -112,9 +112,10 @@ def test_typing_13_means_13_percent(quote, engineer):
     )
     revision = current(quote)
     assert (revision.tax_rate, revision.services_tax_rate) == (D("0.09"), D("0.13"))
-    # Goods 386,900 x 9% = 34,821.00; services 59,000 x 13% = 7,670.00; tax 42,491.00.
-    assert revision.tax == D("42491.00")
-    assert revision.total == D("488391.00")
+    # Goods 262,450 x 9% = 23,620.50; services 59,000 x 13% = 7,670.00; tax 31,290.50;
+    # total 321,450 + 31,290.50 = 352,740.50.
+    assert revision.tax == D("31290.50")
+    assert revision.total == D("352740.50")
 
 
 def test_milestones_must_sum_to_100(quote, engineer):
@@ -180,7 +181,7 @@ def test_the_api_takes_percent_and_answers_400_naming_the_field(quote, engineer)
     assert response.status_code == 200, response.content
     body = response.json()
     assert (body["goods_tax_percent"], body["services_tax_percent"]) == ("13", "6")
-    assert body["total"] == "499737.00"
+    assert body["total"] == "359108.50"  # the rates it started with: test_services.py's TOTAL
 
 
 def test_freight_is_a_line_taxed_at_the_freight_rate(quote, engineer):
@@ -188,12 +189,12 @@ def test_freight_is_a_line_taxed_at_the_freight_rate(quote, engineer):
     line = services.revision_freight_set(user=engineer, revision=revision, amount=D("1000"))
     assert (line.kind, line.line_total, line.tax_rate) == (LineKind.FREIGHT, D("1000"), D("0.09"))
     revision = current(quote)
-    # 499,737.00 + 1,000 + 9% of it (90) = 500,827.00.
-    assert revision.total == D("500827.00")
+    # 359,108.50 + 1,000 + 9% of it (90) = 360,198.50.
+    assert revision.total == D("360198.50")
     services.revision_freight_set(user=engineer, revision=revision, amount=D("2000"))
     assert current(quote).lines.filter(kind=LineKind.FREIGHT).count() == 1  # one freight line
     services.revision_freight_set(user=engineer, revision=revision, amount=None)
-    assert current(quote).total == D("499737.00")
+    assert current(quote).total == D("359108.50")  # without freight again
 
 
 # --- Support by size ------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def test_a_status_change_writes_one_event_in_its_transaction(
         "customer": {"id": quote.customer_id, "external_source": "hubspot", "external_id": "C-7"},
         "old_status": "draft",
         "new_status": "approved",
-        "total": "499737.00",  # 445,900.00 + VAT per kind (tests/quotes/test_services.py)
+        "total": "359108.50",  # 321,450.00 + VAT per kind (tests/quotes/test_services.py)
         "currency": "CNY",
     }
     assert Decimal(event.payload["data"]["total"]) == revision.total

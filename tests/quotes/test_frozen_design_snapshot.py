@@ -22,6 +22,12 @@ def test_the_frozen_row_reads_back_as_the_design_it_froze(quote, design):
         "design_id", "name", "catalog_version", "sizing_snapshot", "request", "result",
     }  # fmt: skip
     assert frozen.sha256 == content_sha256(frozen.as_json())
+    assert frozen.result == design.result  # as JSON values: key order aside
+    # Typed, both as storage gives them back: PostgreSQL's jsonb keeps an object's keys in an
+    # order of its own (shorter first), and a text's params decode as ordered pairs, so the
+    # service's in-memory result (the engine's order: its warnings' params) would differ in
+    # order only.
+    design.refresh_from_db()
     assert frozen.typed_result == result_from_json(design.result)
     assert (frozen.typed_result.gpus, frozen.name) == (design.gpus, design.name)
 

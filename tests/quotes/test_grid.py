@@ -1,15 +1,19 @@
 """The quote page's lines grid (issue 27 item 6): many lines' quantities, unit prices and
 discounts, and a discount for one catalog category, saved at once at the revision's version.
 
-The design's lines, in the order the page shows them (compute, out-of-band, services), with the
-seed prices of tests/quotes/factories.py (CNY, goods VAT 13 %, services 6 %):
-  1 MCX623106AN-CDAT  NIC        32 x  7,800.00 = 249,600.00
+The factory's design's lines, in the order the page shows them (compute, out-of-band,
+services), with the seed prices of tests/quotes/factories.py (CNY, goods VAT 13 %, services 6 %):
+  1 MCX623106AN-CDAT  NIC        16 x  7,800.00 = 124,800.00
   2 MSN2700-CS2F      switch      1 x 96,000.00 =  96,000.00
-  3 MCP1600-C002E30N  copper      32 x    600.00 =  19,200.00 (tiers from 100)
-  4 MSN2201-CB2F      switch      1 x 22,000.00 =  22,000.00
-  5 CAT6A-RJ45-3M     copper       4 x     25.00 =     100.00
-  6-9 services: POC 0, install 1 + 2 days x 3,000, support 2 x 25,000      = 59,000.00
-Products 386,900.00; subtotal 445,900.00; total 499,737.00 (tests/quotes/test_services.py)."""
+  3 MCP1600-C001E30N  copper      8 x    520.00 =   4,160.00 (tiers from 100)
+  4 MCP1600-C002E30N  copper     16 x    600.00 =   9,600.00 (tiers from 100)
+  5 MCP1600-C003E26N  copper      8 x    700.00 =   5,600.00 (tiers from 100)
+  6 MSN2201-CB2F      switch      1 x 22,000.00 =  22,000.00
+  7 CAT6A-RJ45-10M    copper      5 x     58.00 =     290.00
+  8-11 services: POC 0, install 1 + 2 days x 3,000, support 2 x 25,000     = 59,000.00
+Products 262,450.00; subtotal 321,450.00; total 359,108.50 (tests/quotes/test_services.py).
+Products other than those a test changes: 4,160 + 5,600 + 290 = 10,050.00 (the 1 m and 3 m
+DACs and the patch cords)."""
 
 import re
 from decimal import Decimal
@@ -29,9 +33,9 @@ D = Decimal
 NIC, LEAF, DAC, MGMT_SWITCH, PATCH = (
     "MCX623106AN-CDAT",
     "MSN2700-CS2F",
-    "MCP1600-C002E30N",
-    "MSN2201-CB2F",
-    "CAT6A-RJ45-3M",
+    "MCP1600-C002E30N",  # the 2 m DACs, line 4
+    "MSN2201-CB2F",  # line 6
+    "CAT6A-RJ45-10M",  # line 7
 )
 SERVICES = D("59000.00")
 
@@ -71,15 +75,16 @@ def test_many_lines_saved_at_once_in_one_version(quote, engineer):
         ],
     )
     after = lines_by_sku(quote)
-    # 40 x 7,800 = 312,000.00; the leaf at 90,000.00 typed by hand; 32 x 600 x 0.90 = 17,280.00.
+    # 40 x 7,800 = 312,000.00; the leaf at 90,000.00 typed by hand; 16 x 600 x 0.90 = 8,640.00.
     assert [after[s].line_total for s in (NIC, LEAF, DAC)] == [
         D("312000.00"),
         D("90000.00"),
-        D("17280.00"),
+        D("8640.00"),
     ]
-    # Products 312,000 + 90,000 + 17,280 + 22,000 + 100 = 441,380.00; + services 59,000
-    # = 500,380.00. VAT 441,380 x 13% = 57,379.40 + 59,000 x 6% = 3,540.00 -> 60,919.40.
-    assert totals(quote) == (D("500380.00"), D("60919.40"), D("561299.40"))
+    # Products 312,000 + 90,000 + 8,640 + 22,000 + 10,050 = 442,690.00; + services 59,000
+    # = 501,690.00. VAT 442,690 x 13% = 57,549.70 + 59,000 x 6% = 3,540.00 -> 61,089.70;
+    # total 501,690.00 + 61,089.70 = 562,779.70.
+    assert totals(quote) == (D("501690.00"), D("61089.70"), D("562779.70"))
     assert revision_of(quote).version == 2  # one save, one version
     # Each changed line's version moved (a line form opened before cannot undo the save); the
     # others did not.
@@ -95,9 +100,9 @@ def test_a_category_discount_fills_that_category_and_spares_prices_typed_by_hand
     # Both switches: 96,000 x 0.95 = 91,200.00 and 22,000 x 0.95 = 20,900.00; nothing else.
     assert [after[s].line_total for s in (LEAF, MGMT_SWITCH)] == [D("91200.00"), D("20900.00")]
     assert [after[s].discount_percent for s in (NIC, DAC, PATCH)] == [D("0")] * 3
-    # Products 249,600 + 91,200 + 19,200 + 20,900 + 100 = 381,000.00; subtotal 440,000.00;
-    # VAT 381,000 x 13% = 49,530.00 + 3,540.00 = 53,070.00.
-    assert totals(quote) == (D("440000.00"), D("53070.00"), D("493070.00"))
+    # Products 124,800 + 91,200 + 9,600 + 20,900 + 10,050 = 256,550.00; subtotal 315,550.00;
+    # VAT 256,550 x 13% = 33,351.50 + 3,540.00 = 36,891.50; total 352,441.50.
+    assert totals(quote) == (D("315550.00"), D("36891.50"), D("352441.50"))
 
     # A price typed by hand is the price: the category's discount does not go on top of it.
     save(
@@ -138,9 +143,9 @@ def test_a_bad_cell_refuses_the_whole_grid_naming_each_line_and_cell(quote, engi
             quote,
             [
                 LineCells(line_id=line[NIC].pk, quantity=40),  # good, yet not saved either
-                LineCells(line_id=line[DAC].pk, quantity=0),  # line 3
-                LineCells(line_id=line[MGMT_SWITCH].pk, discount_percent=D("150")),  # line 4
-                LineCells(line_id=line[PATCH].pk, unit_price=D("-1")),  # line 5
+                LineCells(line_id=line[DAC].pk, quantity=0),  # line 4
+                LineCells(line_id=line[MGMT_SWITCH].pk, discount_percent=D("150")),  # line 6
+                LineCells(line_id=line[PATCH].pk, unit_price=D("-1")),  # line 7
             ],
         )
     error = refused.value
@@ -150,12 +155,12 @@ def test_a_bad_cell_refuses_the_whole_grid_naming_each_line_and_cell(quote, engi
         f"line-{line[PATCH].pk}-unit_price": "A price cannot be negative.",
     }
     assert error.message.startswith("3 cells cannot be saved; nothing was saved.")
-    assert f"Line 3 ({DAC}), Quantity: The quantity is at least 1" in error.message
-    assert f"Line 4 ({MGMT_SWITCH}), Discount %: A discount" in error.message
-    assert f"Line 5 ({PATCH}), Unit price: A price cannot be negative." in error.message
+    assert f"Line 4 ({DAC}), Quantity: The quantity is at least 1" in error.message
+    assert f"Line 6 ({MGMT_SWITCH}), Discount %: A discount" in error.message
+    assert f"Line 7 ({PATCH}), Unit price: A price cannot be negative." in error.message
     after = lines_by_sku(quote)
-    assert after[NIC].quantity == 32
-    assert (after[DAC].quantity, after[MGMT_SWITCH].discount_percent) == (32, D("0"))
+    assert after[NIC].quantity == 16  # the design's 16 NICs
+    assert (after[DAC].quantity, after[MGMT_SWITCH].discount_percent) == (16, D("0"))
     assert revision_of(quote).version == 1
     assert AuditEvent.objects.filter(quote=quote).count() == events
 
@@ -173,7 +178,7 @@ def test_another_teams_quote_is_not_found_and_unchanged(quote, other_engineer):
     line = lines_by_sku(quote)
     with pytest.raises(QuoteNotFound):
         save(other_engineer, quote, [LineCells(line_id=line[NIC].pk, quantity=40)])
-    assert lines_by_sku(quote)[NIC].quantity == 32
+    assert lines_by_sku(quote)[NIC].quantity == 16  # the design's, unchanged
     assert revision_of(quote).version == 1
 
 
@@ -193,7 +198,7 @@ def test_a_submitted_quote_is_not_edited(quote, engineer, discount_policy, polic
     line = lines_by_sku(quote)
     with pytest.raises(QuoteNotEditable):
         save(engineer, quote, [LineCells(line_id=line[NIC].pk, quantity=40)], revision.version)
-    assert lines_by_sku(quote)[NIC].quantity == 32
+    assert lines_by_sku(quote)[NIC].quantity == 16  # the design's, unchanged
 
 
 def test_an_empty_unit_price_gives_the_line_its_catalog_price_back(quote, engineer):
@@ -251,8 +256,8 @@ def test_the_page_saves_the_grid_and_a_category(client, quote, engineer):
     after = lines_by_sku(quote)
     assert after[NIC].quantity == 40
     assert [after[s].discount_percent for s in (LEAF, MGMT_SWITCH)] == [D("5.00")] * 2
-    # 40 x 7,800 + 91,200 + 19,200 + 20,900 + 100 = 443,400.00 + 59,000 = 502,400.00.
-    assert revision_of(quote).subtotal == D("502400.00")
+    # 40 x 7,800 + 91,200 + 9,600 + 20,900 + 10,050 = 443,750.00 + 59,000 = 502,750.00.
+    assert revision_of(quote).subtotal == D("502750.00")
 
 
 @pytest.mark.parametrize(
@@ -283,7 +288,7 @@ def test_the_page_shows_each_error_beside_its_cell_in_its_language(
     typed = re.search(rf'<input[^>]*name="line-{dac}-quantity"[^>]*>', page)
     assert typed is not None
     assert 'value="0"' in typed.group(0)  # what was typed, kept to be corrected
-    assert lines_by_sku(quote)[DAC].quantity == 32
+    assert lines_by_sku(quote)[DAC].quantity == 16  # the design's 16 2 m DACs
     assert revision_of(quote).version == 1
 
 
@@ -312,4 +317,4 @@ def test_the_page_refuses_a_grid_posted_to_a_submitted_quote(client, quote, engi
     response = client.post(grid_url(quote), posted, follow=True)
     assert response.status_code == 200
     assert "can no longer change" in response.content.decode()
-    assert lines_by_sku(quote)[NIC].quantity == 32
+    assert lines_by_sku(quote)[NIC].quantity == 16  # the design's, unchanged

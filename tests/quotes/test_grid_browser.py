@@ -32,25 +32,26 @@ def test_the_grid_totals_live_moves_by_keyboard_and_saves_once(live_server, page
     url = f"{base}/quotes/{quote.pk}/"
     page.goto(url)
     total = page.locator("table [data-testid=total]")
-    assert total.inner_text() == "499,737.00"
+    assert total.inner_text() == "359,108.50"  # test_services.py's TOTAL
 
-    # 40 NICs instead of 32: + 8 x 7,800 = 62,400 of goods. Subtotal 508,300.00; VAT goods
-    # 449,300 x 13% = 58,409.00 + services 3,540.00; total 570,249.00, shown before any save.
+    # 40 NICs instead of 16: + 24 x 7,800 = 187,200 of goods, 262,450 + 187,200 = 449,650.
+    # Subtotal 508,650.00; VAT goods 449,650 x 13% = 58,454.50 + services 3,540.00; total
+    # 570,644.50, shown before any save.
     page.click(_cell(nic, "quantity"))
     page.fill(_cell(nic, "quantity"), "40")
     assert page.locator(f"tr[data-line='{nic.pk}'] [data-grid-amount]").inner_text() == (
         "312,000.00"
     )
-    assert total.inner_text() == "570,249.00"
-    assert page.locator("[data-testid=grid-total]").inner_text() == "570,249.00"
+    assert total.inner_text() == "570,644.50"
+    assert page.locator("[data-testid=grid-total]").inner_text() == "570,644.50"
 
     # Enter moves down the column (it does not submit); the next line's cell is selected, so
-    # typing replaces it: 2 leaf switches, + 96,000 of goods -> VAT 545,300 x 13% = 70,889.00;
-    # total 604,300 + 70,889 + 3,540 = 678,729.00.
+    # typing replaces it: 2 leaf switches, + 96,000 of goods -> VAT 545,650 x 13% = 70,934.50;
+    # total 604,650 + 70,934.50 + 3,540 = 679,124.50.
     page.keyboard.press("Enter")
     assert _focused(page) == f"line-{leaf.pk}-quantity"
     page.keyboard.type("2")
-    assert total.inner_text() == "678,729.00"
+    assert total.inner_text() == "679,124.50"
     page.keyboard.press("ArrowUp")
     assert _focused(page) == f"line-{nic.pk}-quantity"
     page.keyboard.press("ArrowDown")
@@ -58,13 +59,14 @@ def test_the_grid_totals_live_moves_by_keyboard_and_saves_once(live_server, page
     assert page.locator(_cell(nic, "quantity")).input_value() == "40"  # no arrow stepping
 
     # 5% on the switches fills both switch lines: 2 x 96,000 x 0.95 = 182,400.00 and
-    # 22,000 x 0.95 = 20,900.00. Goods 312,000 + 182,400 + 19,200 + 20,900 + 100 = 534,600.00;
-    # VAT 69,498.00 + 3,540.00; total 593,600 + 73,038 = 666,638.00.
+    # 22,000 x 0.95 = 20,900.00. Goods 312,000 + 182,400 + 20,900 + the DACs 4,160 + 9,600
+    # + 5,600 + the patch cords 290 = 534,950.00; VAT 534,950 x 13% = 69,543.50 + 3,540.00;
+    # total 593,950 + 73,083.50 = 667,033.50.
     page.select_option("select[name=category]", "switch")
     page.fill("input[name=category_discount]", "5")
     page.click("[data-testid=fill-category]")
     assert page.locator(_cell(leaf, "discount_percent")).input_value() == "5"
-    assert total.inner_text() == "666,638.00"
+    assert total.inner_text() == "667,033.50"
 
     page.click("[data-testid=save-grid]")
     page.wait_for_load_state("networkidle")
@@ -72,9 +74,9 @@ def test_the_grid_totals_live_moves_by_keyboard_and_saves_once(live_server, page
     assert page.locator(_cell(nic, "quantity")).input_value() == "40"
     assert page.locator(_cell(leaf, "quantity")).input_value() == "2"
     assert page.locator(_cell(leaf, "discount_percent")).input_value() == "5.00"
-    assert total.inner_text() == "666,638.00"  # what the browser showed is what was saved
+    assert total.inner_text() == "667,033.50"  # what the browser showed is what was saved
     revision.refresh_from_db()
-    assert (revision.version, str(revision.total)) == (2, "666638.00")
+    assert (revision.version, str(revision.total)) == (2, "667033.50")
     assert [e for e in errors if "status of 404" not in e] == []  # the favicon probe aside
 
     # On a phone the lines are cards: the cells are on screen, the page never scrolls sideways.
@@ -118,7 +120,7 @@ def test_the_grid_input_survives_an_expired_session(live_server, page, quote):
     assert page.url.split("?")[0] == f"{base}/quotes/{quote.pk}/"
     assert page.locator(_cell(nic, "quantity")).input_value() == "37"
     nic.refresh_from_db()
-    assert nic.quantity == 32  # kept in the browser, not saved behind the reader's back
+    assert nic.quantity == 16  # the design's; 37 kept in the browser, not saved behind its back
     page.click("[data-testid=save-grid]")
     page.wait_for_load_state("networkidle")
     nic.refresh_from_db()

@@ -25,14 +25,17 @@ from tests.quotes.factories import CustomerFactory, DesignFactory, manager_polic
 pytestmark = pytest.mark.django_db
 D = Decimal
 
-# Products: 32 x 7,800 + 96,000 + 32 x 600 + 22,000 + 4 x 25 = 386,900.00.
+# The factory's design (tests/quotes/factories.py), at the CNY-2026 list prices:
+# Products: 16 NICs x 7,800 + 96,000 + DACs 8 x 520 + 16 x 600 + 8 x 700 + 22,000 + 5 x 58
+#   = 124,800 + 96,000 + 4,160 + 9,600 + 5,600 + 22,000 + 290 = 262,450.00 (no tier applies:
+#   no line reaches 100).
 # Services (4 servers, 2 switches -> 3 engineer-days: pilot 1, full 2): POC 0 + 3 x 3,000
 # + support priced per switch-year: 2 switches x 1 year x 25,000 = 50,000 -> 59,000.00.
-# Subtotal 445,900.00. VAT per kind: goods 386,900 x 13% = 50,297.00, services 59,000 x 6%
-# = 3,540.00; tax 53,837.00; total 499,737.00.
-SUBTOTAL = D("445900.00")
-TAX = D("53837.00")
-TOTAL = D("499737.00")
+# Subtotal 321,450.00. VAT per kind: goods 262,450 x 13% = 34,118.50, services 59,000 x 6%
+# = 3,540.00; tax 37,658.50; total 359,108.50.
+SUBTOTAL = D("321450.00")
+TAX = D("37658.50")
+TOTAL = D("359108.50")
 
 
 def current(quote):
@@ -50,19 +53,20 @@ def test_quote_from_design_prices_and_freezes_everything(quote, design):
     assert revision.currency == "CNY"
     assert revision.exchange_rate == D("1")
     assert revision.price_list_code == "CNY-2026"
-    # Cost: 32 x 5,070 + 62,400 + 32 x 390 + 14,300 + 4 x 16 + 0 + 3 x 1,950 + 2 x 16,250
-    #     = 162,240 + 62,400 + 12,480 + 14,300 + 64 + 5,850 + 32,500 = 289,834.00.
-    assert revision.cost_total == D("289834.00")
-    # Margin (445,900 - 289,834) / 445,900 = 35.0002% -> 35.00.
+    # Cost: 16 x 5,070 + 62,400 + 8 x 338 + 16 x 390 + 8 x 455 + 14,300 + 5 x 36
+    #     + 0 + 3 x 1,950 + 2 x 16,250
+    #     = 81,120 + 62,400 + 2,704 + 6,240 + 3,640 + 14,300 + 180 + 5,850 + 32,500 = 208,934.00.
+    assert revision.cost_total == D("208934.00")
+    # Margin (321,450 - 208,934) / 321,450 = 112,516 / 321,450 = 35.0026% -> 35.00.
     assert revision.margin_percent == D("35.00")
-    # 5 BOM lines + POC + pilot + full + support = 9 lines.
-    assert revision.lines.count() == 9
+    # 7 BOM lines + POC + pilot + full + support = 11 lines.
+    assert revision.lines.count() == 11
     assert revision.lines.filter(kind=LineKind.SERVICE).count() == 4
     # The design snapshot is a copy: changing the design later does not change the quote.
     design.result = {"bom": []}
     design.save()
     revision.refresh_from_db()
-    assert len(revision.frozen_design.result["bom"]) == 5
+    assert len(revision.frozen_design.result["bom"]) == 7  # the design's 7 BOM lines
     nic = revision.lines.get(sku="MCX623106AN-CDAT")
     assert (nic.frozen_list_price, nic.frozen_unit_cost) == (D("7800.00"), D("5070.00"))
     # Catalog price changes do not reach the frozen line either.
@@ -83,7 +87,8 @@ def test_contract_price_and_quantity_tier(catalog, engineer, customer):
         valid_from=timezone.localdate() - timedelta(days=1),
     )
     design = DesignFactory(owner=engineer)
-    design.result["bom"][2]["quantity"] = 128  # DACs: the >=100 tier is 570.00
+    (dacs,) = [line for line in design.result["bom"] if line["sku"] == "MCP1600-C002E30N"]
+    dacs["quantity"] = 128  # 2 m DACs: the >=100 tier is 570.00
     design.save()
     quote = services.quote_create(user=engineer, design=design, customer=customer)
     revision = current(quote)
@@ -104,9 +109,9 @@ def test_usd_quote_from_the_cny_list_at_a_stated_rate(catalog, engineer, design,
     assert revision.currency == "USD"
     # 7,800 CNY x 0.14 = 1,092.00 USD per NIC.
     assert revision.lines.get(sku="MCX623106AN-CDAT").unit_price == D("1092.00")
-    # Every CNY list price in this design converts exactly (all are multiples of 0.50 CNY...
-    # 25 x 0.14 = 3.50, 600 x 0.14 = 84.00), so the subtotal is 445,900 x 0.14 = 62,426.00.
-    assert revision.subtotal == D("62426.00")
+    # Every CNY price in this quote is whole yuan, so each converts exactly to the cent
+    # (58 x 0.14 = 8.12, 520 x 0.14 = 72.80), and the subtotal is 321,450 x 0.14 = 45,003.00.
+    assert revision.subtotal == D("45003.00")
 
 
 def test_a_foreign_currency_needs_its_exchange_rate(catalog, engineer, design, customer):
@@ -150,9 +155,9 @@ def test_discount_above_policy_needs_a_managers_approval(
     revision = current(quote)
     services.revision_discount_apply(user=engineer, revision=revision, discount_percent=D("15"))
     revision = current(quote)
-    # Products 386,900 x 0.85 = 328,865.00 (every unit price is a whole number of cents:
-    # 6,630; 81,600; 510; 18,700; 21.25) + services 59,000 = 387,865.00.
-    assert revision.subtotal == D("387865.00")
+    # Products 262,450 x 0.85 = 223,082.50 (every unit price is a whole number of cents:
+    # 6,630; 81,600; 442; 510; 595; 18,700; 49.30) + services 59,000 = 282,082.50.
+    assert revision.subtotal == D("282082.50")
     assert [r["policy"] for r in revision.approval_reasons] == [
         "Largest line discount (%) above 10"
     ]
@@ -262,9 +267,10 @@ def test_customer_accepts_through_the_link(quote, engineer):
         link=link, name="Li Wei", email="li.wei@example.com", ip="203.0.113.7",
         optional_line_ids=[option.pk], pdf_sha256="a" * 64,
     )  # fmt: skip
-    # Accepted with the option (a product, 13%): goods (386,900 + 9,800) x 13% = 51,571.00,
-    # services 59,000 x 6% = 3,540.00; 455,700 + 55,111 = 510,811.00.
-    assert decision.accepted_total == D("510811.00")
+    # Accepted with the option (a product, 13%): goods (262,450 + 9,800) x 13% = 35,392.50,
+    # services 59,000 x 6% = 3,540.00; subtotal 321,450 + 9,800 = 331,250 + tax 38,932.50
+    # = 370,182.50.
+    assert decision.accepted_total == D("370182.50")
     assert (decision.name, decision.email, decision.ip) == (
         "Li Wei", "li.wei@example.com", "203.0.113.7",
     )  # fmt: skip
@@ -328,12 +334,12 @@ def test_price_override_and_status_changes_are_audited(quote, engineer):
 
 
 def test_total_and_margin_policies(quote, engineer):
-    manager_policy(metric="total_amount", threshold="499000", currency="CNY")
+    manager_policy(metric="total_amount", threshold="359000", currency="CNY")
     manager_policy(metric="margin_percent", threshold="36")
     revision = current(quote)
     services.revision_terms_update(user=engineer, revision=revision, terms="Net 30")
     revision = current(quote)
-    # Total 499,737.00 > 499,000 and margin 35.00% < 36%.
+    # Total 359,108.50 > 359,000 and margin 35.00% < 36%.
     assert sorted(r["metric"] for r in revision.approval_reasons) == [
         "margin_percent", "total_amount",
     ]  # fmt: skip

@@ -34,7 +34,7 @@ def test_messages_name_quote_customer_total_validity_and_link_in_both_languages(
     messages = share_messages(revision=revision, url=url)
     # The customer's language first, then the other.
     assert [m.language for m in messages] == ["zh-hans", "en"]
-    total = f"{revision.total:,.2f}"  # e.g. 499,737.00 + VAT: the revision's own total
+    total = f"{revision.total:,.2f}"  # e.g. 359,108.50 (VAT in): the revision's own total
     assert revision.valid_until == timezone.localdate() + timedelta(days=30)  # 30 days from now
     for message in messages:
         assert revision.label in message.text
