@@ -134,6 +134,8 @@ def _pdf(page, base: str, language: str, kind: str, *, draft: bool) -> str:
     return "\f".join(p.extract_text() or "" for p in reader.pages)
 
 
+# One day, long on purpose (over 80 lines): each role's steps in the order they happen, each
+# page's answer the next step's input; split, every piece would replay the day before it.
 @pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_a_sales_engineers_day(live_server, browser, language, start_worker):
