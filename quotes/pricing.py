@@ -1,5 +1,7 @@
 """Quote pricing: a pure function (no ORM, no I/O) from frozen line inputs to priced lines and
-totals. Dataclasses in, dataclasses out; every amount is a `Decimal`.
+totals. Dataclasses in, dataclasses out. The inputs' prices are `Decimal`s in the price list's
+currency; every amount priced is a `Money` in the quote's currency (engine.money), so that a sum
+of two currencies raises instead of adding up.
 
 Rounding rules (the only places money is rounded, all ROUND_HALF_UP to 0.01):
 
@@ -34,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
-from engine.money import round_cents
+from engine.money import Money, round_cents
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0")
@@ -102,28 +104,28 @@ class PricedLine:
     optional: bool
     quantity: int
     price_source: str
-    list_unit_price: Decimal  # in the quote's currency
-    base_unit_price: Decimal  # contract/tier/list price, converted, before discount
+    list_unit_price: Money  # in the quote's currency, as every amount here
+    base_unit_price: Money  # contract/tier/list price, converted, before discount
     discount_percent: Decimal  # effective, off the base price (derived for overrides)
-    unit_price: Decimal  # net, what the customer pays per unit
-    line_total: Decimal
-    list_total: Decimal
-    unit_cost: Decimal | None
-    cost_total: Decimal | None
+    unit_price: Money  # net, what the customer pays per unit
+    line_total: Money
+    list_total: Money
+    unit_cost: Money | None
+    cost_total: Money | None
     tax_rate: Decimal | None = None  # None: the quote's rate (`totals_of`)
 
 
 @dataclass(frozen=True)
 class TaxAtRate:
     rate: Decimal  # a fraction: 0.13
-    base: Decimal  # the non-optional line totals at this rate
-    tax: Decimal
+    base: Money  # the non-optional line totals at this rate
+    tax: Money
 
     def as_json(self) -> dict[str, str]:
         return {
             "rate": format((self.rate * HUNDRED).normalize(), "f"),
-            "base": str(self.base),
-            "tax": str(self.tax),
+            "base": str(self.base.amount),
+            "tax": str(self.tax.amount),
         }
 
 
@@ -131,20 +133,20 @@ class TaxAtRate:
 class GroupTotal:
     plane: str
     tier: str
-    subtotal: Decimal
-    optional_total: Decimal
+    subtotal: Money
+    optional_total: Money
 
 
 @dataclass(frozen=True)
 class Totals:
-    list_total: Decimal  # at list prices, non-optional lines
-    base_total: Decimal  # at contract/tier/list prices before manual discounts
-    subtotal: Decimal  # what is charged, before tax
-    tax: Decimal
-    total: Decimal
-    optional_total: Decimal  # optional lines, not in the subtotal
-    cost_total: Decimal  # of the lines whose cost is known
-    margin: Decimal | None
+    list_total: Money  # at list prices, non-optional lines
+    base_total: Money  # at contract/tier/list prices before manual discounts
+    subtotal: Money  # what is charged, before tax
+    tax: Money
+    total: Money
+    optional_total: Money  # optional lines, not in the subtotal
+    cost_total: Money  # of the lines whose cost is known
+    margin: Money | None
     margin_percent: Decimal | None  # of the subtotal, 2 decimals
     margin_complete: bool  # every priced line had a known cost
     max_discount_percent: Decimal  # the largest manual discount on a non-optional line
@@ -186,15 +188,17 @@ def _percent(part: Decimal, whole: Decimal) -> Decimal:
 
 
 def price_line(
-    line: LineInput, *, exchange_rate: Decimal, tax_rate: Decimal | None = None
+    line: LineInput, *, exchange_rate: Decimal, tax_rate: Decimal | None = None, currency: str = ""
 ) -> PricedLine:
+    """One line in `currency`, the quote's (its inputs are in the price list's)."""
     rate = line.tax_rate if line.tax_rate is not None else tax_rate
+    none = Money.zero(currency)
     if line.kind == LineKind.NOTE:
         return PricedLine(
             key=line.key, kind=line.kind, plane=line.plane, tier=line.tier,
-            optional=line.optional, quantity=0, price_source="", list_unit_price=ZERO,
-            base_unit_price=ZERO, discount_percent=ZERO, unit_price=ZERO, line_total=ZERO,
-            list_total=ZERO, unit_cost=None, cost_total=None,
+            optional=line.optional, quantity=0, price_source="", list_unit_price=none,
+            base_unit_price=none, discount_percent=ZERO, unit_price=none, line_total=none,
+            list_total=none, unit_cost=None, cost_total=None,
         )  # fmt: skip
     base, source = base_price(line)
     if base is None and not line.sku:
@@ -210,7 +214,11 @@ def price_line(
     else:
         discount = line.discount_percent
         unit = money(base * exchange_rate * (1 - discount / HUNDRED))
-    cost = money(line.unit_cost * exchange_rate) if line.unit_cost is not None else None
+    cost = (
+        Money(money(line.unit_cost * exchange_rate), currency)
+        if line.unit_cost is not None
+        else None
+    )
     quantity = line.quantity
     return PricedLine(
         key=line.key,
@@ -220,12 +228,12 @@ def price_line(
         optional=line.optional,
         quantity=quantity,
         price_source=source,
-        list_unit_price=list_unit,
-        base_unit_price=base_unit,
+        list_unit_price=Money(list_unit, currency),
+        base_unit_price=Money(base_unit, currency),
         discount_percent=discount,
-        unit_price=unit,
-        line_total=unit * quantity,
-        list_total=list_unit * quantity,
+        unit_price=Money(unit, currency),
+        line_total=Money(unit * quantity, currency),
+        list_total=Money(list_unit * quantity, currency),
         unit_cost=cost,
         cost_total=cost * quantity if cost is not None else None,
         tax_rate=rate,
@@ -233,14 +241,23 @@ def price_line(
 
 
 def totals_of(
-    lines: Iterable[PricedLine], *, tax_rate: Decimal, missing: Sequence[str] = ()
+    lines: Iterable[PricedLine],
+    *,
+    tax_rate: Decimal,
+    currency: str = "",
+    missing: Sequence[str] = (),
 ) -> Totals:
+    """The totals of lines priced in `currency`: a line in another raises CurrencyMismatch."""
     charged = [line for line in lines if line.kind != LineKind.NOTE]
     included = [line for line in charged if not line.optional]
-    subtotal = sum((line.line_total for line in included), ZERO)
-    base_total = sum((line.base_unit_price * line.quantity for line in included), ZERO)
+
+    def total(amounts: Iterable[Money]) -> Money:
+        return Money.total(amounts, currency)
+
+    subtotal = total(line.line_total for line in included)
+    base_total = total(line.base_unit_price * line.quantity for line in included)
     costed = [line for line in included if line.cost_total is not None]
-    cost_total = sum((line.cost_total or ZERO for line in costed), ZERO)
+    cost_total = total(line.cost_total for line in costed if line.cost_total is not None)
     # A margin over the costed lines alone overstates it: a line priced by hand with no cost
     # counted as free (27.64 % shown on a quote whose true margin was lower). Unknown instead,
     # until every charged line has a cost; freight is passed on at cost.
@@ -249,30 +266,32 @@ def totals_of(
         for line in included
         if line.cost_total is None and line.line_total and line.kind != LineKind.FREIGHT
     ]
-    costed_revenue = sum((line.line_total for line in costed), ZERO)
+    costed_revenue = total(line.line_total for line in costed)
     margin = costed_revenue - cost_total if costed and not uncosted else None
-    bases: dict[Decimal, Decimal] = {}
+    bases: dict[Decimal, Money] = {}
     for line in included:
         rate = line.tax_rate if line.tax_rate is not None else tax_rate
-        bases[rate] = bases.get(rate, ZERO) + line.line_total
+        bases[rate] = bases.get(rate, Money.zero(currency)) + line.line_total
     taxes = tuple(
-        TaxAtRate(rate=rate, base=base, tax=money(base * rate))
+        TaxAtRate(rate=rate, base=base, tax=Money(money(base.amount * rate), currency))
         for rate, base in sorted(bases.items(), reverse=True)
     )
-    tax = sum((at_rate.tax for at_rate in taxes), ZERO)
+    tax = total(at_rate.tax for at_rate in taxes)
     return Totals(
-        list_total=sum((line.list_total for line in included), ZERO),
+        list_total=total(line.list_total for line in included),
         base_total=base_total,
         subtotal=subtotal,
         tax=tax,
         total=subtotal + tax,
-        optional_total=sum((line.line_total for line in charged if line.optional), ZERO),
+        optional_total=total(line.line_total for line in charged if line.optional),
         cost_total=cost_total,
         margin=margin,
-        margin_percent=_percent(margin, costed_revenue) if margin is not None else None,
+        margin_percent=(
+            _percent(margin.amount, costed_revenue.amount) if margin is not None else None
+        ),
         margin_complete=not uncosted,
         max_discount_percent=max((line.discount_percent for line in included), default=ZERO),
-        discount_percent=_percent(base_total - subtotal, base_total),
+        discount_percent=_percent((base_total - subtotal).amount, base_total.amount),
         missing_prices=tuple(missing),
         unpriced=tuple(
             line.key for line in charged if line.price_source == PriceSource.TO_BE_PRICED
@@ -298,7 +317,12 @@ def price_quote(
     if tax_rate < 0 or any(rate < 0 for rate in rates.values()):
         raise ValueError("The tax rate must not be negative.")
     priced = tuple(
-        price_line(line, exchange_rate=exchange_rate, tax_rate=rates.get(line.kind, tax_rate))
+        price_line(
+            line,
+            exchange_rate=exchange_rate,
+            tax_rate=rates.get(line.kind, tax_rate),
+            currency=currency,
+        )
         for line in lines
     )
     groups: dict[tuple[str, str], list[PricedLine]] = {}
@@ -308,8 +332,8 @@ def price_quote(
         GroupTotal(
             plane=plane,
             tier=tier,
-            subtotal=sum((x.line_total for x in members if not x.optional), ZERO),
-            optional_total=sum((x.line_total for x in members if x.optional), ZERO),
+            subtotal=Money.total((x.line_total for x in members if not x.optional), currency),
+            optional_total=Money.total((x.line_total for x in members if x.optional), currency),
         )
         for (plane, tier), members in groups.items()
     )
@@ -321,7 +345,7 @@ def price_quote(
     return PricedQuote(
         lines=priced,
         groups=group_totals,
-        totals=totals_of(priced, tax_rate=tax_rate, missing=missing),
+        totals=totals_of(priced, tax_rate=tax_rate, currency=currency, missing=missing),
         currency=currency,
         exchange_rate=exchange_rate,
         tax_rate=tax_rate,
@@ -335,7 +359,12 @@ def with_options(quote: PricedQuote, chosen_keys: Iterable[str]) -> Totals:
         line if not (line.optional and line.key in chosen) else _include(line)
         for line in quote.lines
     ]
-    return totals_of(lines, tax_rate=quote.tax_rate, missing=quote.totals.missing_prices)
+    return totals_of(
+        lines,
+        tax_rate=quote.tax_rate,
+        currency=quote.currency,
+        missing=quote.totals.missing_prices,
+    )
 
 
 def _include(line: PricedLine) -> PricedLine:
@@ -456,8 +485,11 @@ def policy_hits(rules: Iterable[PolicyRule], totals: Totals, *, currency: str) -
                 continue
             triggered = value is not None and value < rule.threshold
         elif rule.metric == Metric.TOTAL_AMOUNT:
-            value = totals.total
-            triggered = (not rule.currency or rule.currency == currency) and value > rule.threshold
+            # A threshold in another currency says nothing of this quote; one in none is read
+            # in the quote's.
+            value = totals.total.amount
+            same = not rule.currency or rule.currency == currency
+            triggered = same and totals.total > Money(rule.threshold, totals.total.currency)
         else:
             continue
         if triggered and value is not None:

@@ -95,7 +95,7 @@ def revision_accept(
             email=email.strip(),
             ip=ip or None,
             optional_line_ids=chosen,
-            accepted_total=totals.total,
+            accepted_total=totals.total.amount,
             pdf_sha256=pdf_sha256 or "",
         )
         revision.closed_at = timezone.now()
@@ -105,7 +105,7 @@ def revision_accept(
             actor_label=f"{decision.name} <{decision.email}>",
             ip=ip,
             note={
-                "accepted_total": totals.total,
+                "accepted_total": totals.total.amount,
                 "optional_line_ids": chosen,
                 "pdf_sha256": decision.pdf_sha256,
             },

@@ -257,10 +257,12 @@ def _too_large(
     for line in lines.values():
         if line.pk not in numbers:
             continue
-        priced = pricing.price_line(line_input(line), exchange_rate=revision.exchange_rate)
-        if abs(priced.unit_price) >= unit_bound:
+        priced = pricing.price_line(
+            line_input(line), exchange_rate=revision.exchange_rate, currency=revision.currency
+        )
+        if abs(priced.unit_price.amount) >= unit_bound:
             errors[line.pk, UNIT_PRICE] = _("The unit price is too large for a quote.")
-        elif abs(priced.line_total) >= total_bound:
+        elif abs(priced.line_total.amount) >= total_bound:
             errors[line.pk, QUANTITY] = _(
                 "The amount would exceed what a line holds: lower the quantity or the unit price."
             )

@@ -68,7 +68,7 @@ def _check_amounts(revision: QuoteRevision, priced: pricing.PricedQuote) -> None
         for line in priced.lines
         for name in LINE_AMOUNTS
     ] + [(_bound(QuoteRevision, name), getattr(priced.totals, name)) for name in REVISION_AMOUNTS]
-    if all(value is None or abs(value) < bound for bound, value in amounts):
+    if all(value is None or abs(value.amount) < bound for bound, value in amounts):
         return
     limit = _bound(QuoteRevision, "total") - Decimal("0.01")
     raise QuoteInvalid(
@@ -93,12 +93,12 @@ def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
     for result in priced.lines:
         line = lines[result.key]
         line.price_source = result.price_source
-        line.list_unit_price = result.list_unit_price
-        line.base_unit_price = result.base_unit_price
+        line.list_unit_price = result.list_unit_price.amount
+        line.base_unit_price = result.base_unit_price.amount
         line.effective_discount_percent = result.discount_percent
-        line.unit_price = result.unit_price
-        line.line_total = result.line_total
-        line.unit_cost = result.unit_cost
+        line.unit_price = result.unit_price.amount
+        line.line_total = result.line_total.amount
+        line.unit_cost = result.unit_cost.amount if result.unit_cost is not None else None
         line.tax_rate = result.tax_rate if result.tax_rate is not None else revision.tax_rate
         changed.append(line)
     QuoteLine.objects.bulk_update(
@@ -115,13 +115,13 @@ def _reprice(revision: QuoteRevision) -> pricing.PricedQuote:
         ],
     )
     totals = priced.totals
-    revision.list_total = totals.list_total
-    revision.subtotal = totals.subtotal
-    revision.tax = totals.tax
+    revision.list_total = totals.list_total.amount
+    revision.subtotal = totals.subtotal.amount
+    revision.tax = totals.tax.amount
     revision.tax_breakdown = [at_rate.as_json() for at_rate in totals.taxes]
-    revision.total = totals.total
-    revision.optional_total = totals.optional_total
-    revision.cost_total = totals.cost_total
+    revision.total = totals.total.amount
+    revision.optional_total = totals.optional_total.amount
+    revision.cost_total = totals.cost_total.amount
     revision.margin_percent = totals.margin_percent
     revision.max_discount_percent = totals.max_discount_percent
     revision.approval_reasons = [

@@ -41,13 +41,13 @@ def test_tax_is_worked_out_per_rate_and_the_bases_sum_to_the_subtotal():
     rates = {"product": D("0.13"), "service": D("0.06"), "freight": D("0.09")}
     totals = pricing.price_quote(lines, tax_rates=rates).totals
     # Goods 1,000 x 13% = 130; services 500 x 6% = 30; freight 200 x 9% = 18: tax 178.
-    assert [(t.rate, t.base, t.tax) for t in totals.taxes] == [
+    assert [(t.rate, t.base.amount, t.tax.amount) for t in totals.taxes] == [
         (D("0.13"), D("1000"), D("130.00")),
         (D("0.09"), D("200.00"), D("18.00")),
         (D("0.06"), D("500"), D("30.00")),
     ]
-    assert totals.subtotal == D("1700.00")  # the optional line is not in it
-    assert (totals.tax, totals.total) == (D("178.00"), D("1878.00"))
+    assert totals.subtotal.amount == D("1700.00")  # the optional line is not in it
+    assert (totals.tax.amount, totals.total.amount) == (D("178.00"), D("1878.00"))
 
 
 # --- VAT in percent, milestones: services, the page, the API --------------------------------------

@@ -3,9 +3,11 @@
 from dataclasses import replace
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.money import CurrencyMismatch, Money
 from quotes.pricing import (
     LineInput,
     LineKind,
@@ -17,10 +19,16 @@ from quotes.pricing import (
     policy_hits,
     price_quote,
     service_quantities,
+    totals_of,
     with_options,
 )
 
 D = Decimal
+
+
+def M(amount: str, currency: str = "") -> Money:
+    """An amount as pricing answers it: Money in the quote's currency ("" when none is given)."""
+    return Money(D(amount), currency)
 
 
 def test_worked_example_with_tier_contract_discount_and_tax():
@@ -43,42 +51,42 @@ def test_worked_example_with_tier_contract_discount_and_tax():
     ]  # fmt: skip
     quote = price_quote(lines, tax_rate=D("0.13"))
     by_key = {line.key: line for line in quote.lines}
-    assert by_key["nic"].unit_price == D("7020.00")  # 7,800 x 0.9
-    assert by_key["nic"].line_total == D("224640.00")  # 7,020 x 32
+    assert by_key["nic"].unit_price == M("7020.00")  # 7,800 x 0.9
+    assert by_key["nic"].line_total == M("224640.00")  # 7,020 x 32
     assert by_key["dac"].price_source == PriceSource.TIER
-    assert by_key["dac"].line_total == D("72960.00")  # 570 x 128
+    assert by_key["dac"].line_total == M("72960.00")  # 570 x 128
     assert by_key["sw"].price_source == PriceSource.CONTRACT
-    assert by_key["sw"].line_total == D("180000.00")
+    assert by_key["sw"].line_total == M("180000.00")
     totals = quote.totals
-    assert totals.subtotal == D("477600.00")  # 224,640 + 72,960 + 180,000
-    assert totals.tax == D("62088.00")  # 477,600 x 0.13
-    assert totals.total == D("539688.00")
-    assert totals.optional_total == D("22000.00")
+    assert totals.subtotal == M("477600.00")  # 224,640 + 72,960 + 180,000
+    assert totals.tax == M("62088.00")  # 477,600 x 0.13
+    assert totals.total == M("539688.00")
+    assert totals.optional_total == M("22000.00")
     # Cost: 32 x 5,070 + 128 x 390 + 2 x 62,400 = 162,240 + 49,920 + 124,800 = 336,960.
-    assert totals.cost_total == D("336960.00")
+    assert totals.cost_total == M("336960.00")
     # Margin 477,600 - 336,960 = 140,640 = 29.45% of 477,600 (29.447...).
-    assert totals.margin == D("140640.00")
+    assert totals.margin == M("140640.00")
     assert totals.margin_percent == D("29.45")
     assert totals.max_discount_percent == D("10")
     # With the optional line added: 499,600.00 + 13% = 564,548.00.
-    assert with_options(quote, ["opt"]).total == D("564548.00")
+    assert with_options(quote, ["opt"]).total == M("564548.00")
 
 
 def test_override_is_a_price_in_the_quote_currency_and_its_discount_is_derived():
     line = LineInput(key="a", quantity=3, list_price=D("100.00"), override_unit_price=D("80"))
     priced = price_quote([line]).lines[0]
     assert priced.price_source == PriceSource.OVERRIDE
-    assert priced.unit_price == D("80.00")
+    assert priced.unit_price == M("80.00")
     assert priced.discount_percent == D("20.00")  # (100 - 80) / 100
-    assert priced.line_total == D("240.00")
+    assert priced.line_total == M("240.00")
 
 
 def test_half_up_rounding_of_the_unit_price_once_per_line():
     # 33.33 with 15% off = 28.3305 -> 28.33 per unit; x 3 = 84.99.
     line = LineInput(key="a", quantity=3, list_price=D("33.33"), discount_percent=D("15"))
     priced = price_quote([line]).lines[0]
-    assert priced.unit_price == D("28.33")
-    assert priced.line_total == D("84.99")
+    assert priced.unit_price == M("28.33")
+    assert priced.line_total == M("84.99")
     # 0.125 rounds up to 0.13 (half up, not banker's 0.12).
     assert money(D("0.125")) == D("0.13")
 
@@ -87,15 +95,15 @@ def test_currency_conversion_uses_the_stated_rate_per_unit():
     # 7,800.00 CNY at 0.14 USD/CNY = 1,092.00 USD per unit.
     line = LineInput(key="a", quantity=2, list_price=D("7800.00"), unit_cost=D("5070.00"))
     quote = price_quote([line], exchange_rate=D("0.14"), currency="USD")
-    assert quote.lines[0].unit_price == D("1092.00")
-    assert quote.lines[0].unit_cost == D("709.80")  # 5,070 x 0.14
-    assert quote.totals.subtotal == D("2184.00")
+    assert quote.lines[0].unit_price == M("1092.00", "USD")
+    assert quote.lines[0].unit_cost == M("709.80", "USD")  # 5,070 x 0.14
+    assert quote.totals.subtotal == M("2184.00", "USD")
 
 
 def test_missing_price_is_reported():
     quote = price_quote([LineInput(key="a", sku="GHOST", quantity=1)])
     assert quote.totals.missing_prices == ("GHOST",)
-    assert quote.totals.subtotal == D("0")
+    assert quote.totals.subtotal == M("0")
 
 
 def test_service_rule():
@@ -163,12 +171,13 @@ def quotes(draw):
 @given(quotes())
 def test_totals_equal_the_sum_of_lines_and_groups(case):
     lines, rate, tax_rate = case
-    quote = price_quote(lines, exchange_rate=rate, tax_rate=tax_rate)
+    quote = price_quote(lines, exchange_rate=rate, tax_rate=tax_rate, currency="CNY")
     included = [line for line in quote.lines if not line.optional]
-    assert quote.totals.subtotal == sum((line.line_total for line in included), D(0))
-    assert quote.totals.subtotal == sum((group.subtotal for group in quote.groups), D(0))
+    cny = Money.zero("CNY")
+    assert quote.totals.subtotal == sum((line.line_total for line in included), cny)
+    assert quote.totals.subtotal == sum((group.subtotal for group in quote.groups), cny)
     assert quote.totals.optional_total == sum(
-        (line.line_total for line in quote.lines if line.optional), D(0)
+        (line.line_total for line in quote.lines if line.optional), cny
     )
     assert quote.totals.total == quote.totals.subtotal + quote.totals.tax
 
@@ -181,13 +190,13 @@ def test_rounding_never_loses_or_invents_a_cent(case):
     for line, priced in zip(lines, quote.lines, strict=True):
         exact_unit = line.list_price * rate * (1 - line.discount_percent / 100)
         # One rounding per line, on the unit price, of at most half a cent...
-        assert abs(priced.unit_price - exact_unit) <= half_cent
+        assert abs(priced.unit_price.amount - exact_unit) <= half_cent
         # ...and the line total is that unit price times the quantity, to the cent: no more.
         assert priced.line_total == priced.unit_price * line.quantity
-        assert priced.line_total == priced.line_total.quantize(D("0.01"))
-    exact_tax = quote.totals.subtotal * tax_rate
-    assert abs(quote.totals.tax - exact_tax) <= half_cent
-    assert quote.totals.total.as_tuple().exponent >= -2
+        assert priced.line_total.amount == priced.line_total.amount.quantize(D("0.01"))
+    exact_tax = quote.totals.subtotal.amount * tax_rate
+    assert abs(quote.totals.tax.amount - exact_tax) <= half_cent
+    assert quote.totals.total.amount.as_tuple().exponent >= -2
 
 
 @given(cents, rates)
@@ -210,7 +219,7 @@ def test_a_line_without_a_cost_makes_the_margin_unknown_and_asks_for_approval():
     by_hand = LineInput(key="gap", quantity=1, override_unit_price=D("1000.00"))
     alone = price_quote([known]).totals
     assert (alone.margin, alone.margin_percent, alone.margin_complete) == (
-        D("200.00"), D("20.00"), True,
+        M("200.00"), D("20.00"), True,
     )  # fmt: skip
     both = price_quote([known, by_hand]).totals
     assert (both.margin, both.margin_percent, both.margin_complete) == (None, None, False)
@@ -224,3 +233,14 @@ def test_a_line_without_a_cost_makes_the_margin_unknown_and_asks_for_approval():
     # Freight is passed on at cost: it leaves the margin known.
     freight = LineInput(key="f", kind=LineKind.FREIGHT, quantity=1, override_unit_price=D("50"))
     assert price_quote([known, freight]).totals.margin_complete
+
+
+def test_lines_priced_in_one_currency_never_total_in_another():
+    """The quote's amounts are Money in its currency: totalling them as another's is refused,
+    not added up (a USD quote's lines summed into a CNY total would be a silent wrong answer)."""
+    line = LineInput(key="a", quantity=2, list_price=D("7800.00"))
+    quote = price_quote([line], exchange_rate=D("0.14"), currency="USD")
+    assert quote.totals.total.currency == "USD"
+    assert all(tax.base.currency == "USD" for tax in quote.totals.taxes)
+    with pytest.raises(CurrencyMismatch):
+        totals_of(quote.lines, tax_rate=D("0.13"), currency="CNY")
