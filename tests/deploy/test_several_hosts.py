@@ -11,6 +11,7 @@ worker held, which is taken over once), and no document is written twice (one fi
 document, each matching its SHA-256)."""
 
 import hashlib
+import http.client
 import json
 import os
 import signal
@@ -129,7 +130,9 @@ class Load:
                 return response.status
         except urllib.error.HTTPError as error:
             return error.code
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
+            # A refused connection, or an answer cut off by the host's death (IncompleteRead):
+            # a request in flight at the kill. Caught, so the reader goes on counting.
             return type(error).__name__
         finally:
             with self.lock:
