@@ -545,7 +545,13 @@ class MediaSelector:
         order = [m for m in allowed if not ruled or m in ruled]
         if MediaKind.SMF in allowed and MediaKind.SMF not in order:
             order.append(MediaKind.SMF)
-        for media in order:
+        # Optics of each media that can join the cages, by how many parts stand in: a 100G leg of
+        # a 400G cage on catalog DR modules with only the harness to price beats multimode SR1
+        # modules nobody in the catalog sells at either end (issue 26: prefer what is priced).
+        optics_found: list[tuple[int, int, MediaChoice]] = []
+        for index, media in enumerate(order):
+            if optics_found and media not in (MediaKind.MMF, MediaKind.SMF):
+                continue  # an optical stand-in came first in the documented order
             if self.reach_m(media, speed) < length - 1e-9:
                 continue
             if media == MediaKind.UTP:
@@ -564,7 +570,7 @@ class MediaSelector:
                     continue
                 choice = self._generic_optics(media, speed, length, a, b)
                 if choice is not None:
-                    return choice
+                    optics_found.append((len(choice.gaps), index, choice))
                 continue
             shape = _assembly_shape(speed, a, b, shared)
             if shape is None:
@@ -584,6 +590,8 @@ class MediaSelector:
                 media, cable_speed, ff_a, ff_b, ways, self._stock(media, length)
             )
             return self._assembly_choice(media, cable, links, ((str(name), name),))
+        if optics_found:
+            return min(optics_found, key=lambda found: found[:2])[2]
         return None
 
     def _generic_optics(

@@ -77,3 +77,26 @@ def test_an_inline_switch_only_where_no_catalog_switch_serves(seed):
         assert served == [], (data, [_inline(o) for o in options])
     assert checked == 60
     print(f"{checked} open requests, {inline} on inline switches (no catalog switch serves)")
+
+
+def test_a_broken_out_leg_takes_the_catalogs_modules_when_only_its_harness_is_missing(seed):
+    """Issue 26, item 1, for optics: 100G leaves (SN2700, QSFP28) under 400G spines (SN4700,
+    QSFP-DD) break each spine port out to four 100G legs. The catalog sells both ends on single-
+    mode (QDD-400G-DR4, four 100G-DR lanes; MMS1V70-CM, 100G-DR1) but no MPO-12/APC to 4 x LC
+    harness. Before, the stand-in went to the first media in the documented order, multimode:
+    a 100G-SR1 module at each leaf and a 4 x 100G-SR1 breakout module at each spine port, none
+    of them sold (4,096 + 1,024 parts to price). Now the media with the fewest parts standing
+    in: the catalog's modules, and only the harness to price."""
+    catalog, prices = seed
+    request = {"gpus": 4096, "gpus_per_server": 8, "nic": "MCX623106AN-CDAT", "fabric": "tor",
+               "leaf": "MSN2700-CS2F", "spine": "MSN4700-WS2FC"}  # fmt: skip
+    design = size(parse_request(request, catalog), catalog, prices)
+    legs = [line for line in design.bom if line.tier == "leaf-spine"]
+    modules = {line.sku: line.quantity for line in legs if line.category == "transceiver"}
+    # 4,096 GPUs / 8 = 512 servers, 16 a leaf (32 x 100G, 1:1): 256 leaves, 16 uplinks each:
+    # 4,096 legs, one DR1 at each leaf end, one DR4 (4 legs) per spine port: 1,024.
+    assert modules == {"MMS1V70-CM": 4096, "QDD-400G-DR4": 1024}
+    stand_ins = [line for line in legs if line.catalog_gap]
+    assert stand_ins
+    assert all("harness" in line.description for line in stand_ins)
+    assert sum(line.quantity for line in stand_ins) == 1024  # a harness per spine port
