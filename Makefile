@@ -39,8 +39,8 @@ lint: install
 
 # Every test, on two pytest-xdist workers (one per core here), each with a test database
 # (`test_<name>_gw0`, ...) and broker queues of its own (config/settings/test.py). Measured on a
-# clean clone of this quiet 2-core machine at 31c19b6: 1,583 tests in 10.8 min on PostgreSQL and
-# Redis (.ci/run's services), 1,569 (14 need those services) in 8.0 min on SQLite; the last
+# clean clone of this quiet 2-core machine at ee10b18: 1,610 tests in 9.9 min on PostgreSQL and
+# Redis (.ci/run's services), 1,594 (16 need those services) in 7.0 min on SQLite; the last
 # one-process CI run had taken 32.6 min for 1,528, before the slowest tests were made cheaper.
 # The second worker helps because the browser, gunicorn and Celery-worker tests wait on
 # processes of their own, and the other xdist worker runs meanwhile. `make test TEST_WORKERS=0`
@@ -51,8 +51,8 @@ test: lint
 
 # The edit loop: everything but the tests marked slow (browsers, worker processes, PDF
 # rendering, whole-catalog sweeps; tests/conftest.py marks most of them by their fixtures).
-# These start no processes of their own, so two pytest-xdist workers use both cores: 1,376
-# tests in 2.0 min against 4.1 min in one process on this 2-core machine.
+# These start no processes of their own, so two pytest-xdist workers use both cores: 1,412
+# tests in 1.7 min (7e505d2) against 4.1 min in one process on this 2-core machine.
 FAST_WORKERS ?= 2
 test-fast: install
 	$(BIN)/pytest -n $(FAST_WORKERS) --dist worksteal -m "not slow" -q
