@@ -43,7 +43,6 @@ SELLABLE = frozenset({Lifecycle.PLANNED, Lifecycle.AVAILABLE})
 CABLE_CATEGORIES = frozenset({"copper_cable", "aoc", "fibre"})
 PATCH_PANEL_CATEGORY = "patch_panel"
 SEED_FORMAT = "ezmax-catalog/1"
-CENTS = Decimal("0.01")
 
 
 def money(value: Any) -> Decimal | None:

@@ -203,16 +203,23 @@ class ResilientRedisCache(RedisCache):
 
     # --- counters: the caller must know nothing was counted ---------------------------------------
 
-    def incr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
+    def _shared_only(self, operation: str, shared: Callable[[], _T]) -> _T:
+        """A call with no stand-in: a counter must know nothing was counted in the shared
+        cache, so an outage raises CacheUnavailable instead of answering from the process."""
         if self.is_down:
             raise CacheUnavailable("the cache is down")
         try:
-            result = super().incr(key, delta, version)
+            result = shared()
         except CACHE_ERRORS as exc:
-            self._failed("incr", exc)
+            self._failed(operation, exc)
             raise CacheUnavailable(str(exc)) from exc
         self._succeeded()
         return result
+
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
+        return self._shared_only(
+            "incr", lambda: super(ResilientRedisCache, self).incr(key, delta, version)
+        )
 
     def decr(self, key: Any, delta: int = 1, version: Any = None) -> Any:
         return self.incr(key, -delta, version)
@@ -221,16 +228,13 @@ class ResilientRedisCache(RedisCache):
         """Count one more in a fixed window's counter and keep it `ttl_s` seconds: INCR and
         EXPIRE in one round trip (the rate limit's add-then-incr took two on every API call).
         Raises CacheUnavailable, as `incr` does, when nothing was counted in the shared cache."""
-        if self.is_down:
-            raise CacheUnavailable("the cache is down")
         name = self.make_and_validate_key(key, version=version)
-        try:
+
+        def shared() -> int:
             pipe = self._cache.get_client(name, write=True).pipeline(transaction=False)
             pipe.incr(name)
             pipe.expire(name, ttl_s)
             count, _expiry_set = pipe.execute()
-        except CACHE_ERRORS as exc:
-            self._failed("incr", exc)
-            raise CacheUnavailable(str(exc)) from exc
-        self._succeeded()
-        return int(count)
+            return int(count)
+
+        return self._shared_only("incr", shared)

@@ -28,8 +28,6 @@ from planner.services import (
     sizing_snapshot_catalog,
 )
 
-CENT = Decimal("0.01")
-
 
 @dataclass(frozen=True, kw_only=True)
 class AlternativeRow:
@@ -57,10 +55,6 @@ def proposal_catalog(*, pinned_sha256: str, design: Design | None) -> CatalogSna
     if design is not None and design.result is not None:
         return design_catalog(design=design)
     return None
-
-
-def _per_gpu(cost: Decimal | None, gpus: int) -> Decimal | None:
-    return per_unit(cost, gpus)
 
 
 # The engine's note that an alternative's cost leaves lines out (engine.notes): a note
@@ -95,12 +89,12 @@ def alternative_rows(
         options = design_alternatives(request_data=request_data, prices=prices, catalog=catalog)
     except (RequestError, DesignError, DesignRequestInvalid, DesignNotFeasible):
         return []
-    base = _per_gpu(quoted.cost, quoted.gpus) if not quoted.unpriced_lines else None
+    base = per_unit(quoted.cost, quoted.gpus) if not quoted.unpriced_lines else None
     rows = []
     for option in options:
         design, result = option.design, option.value
         tiers = {tier.role: tier for tier in design.compute.tiers}
-        cost = _per_gpu(design.cost, design.gpus)
+        cost = per_unit(design.cost, design.gpus)
         priced = cost is not None and not design.unpriced_lines
         if customer_copy and not priced:
             cost = None
@@ -131,7 +125,7 @@ def alternatives_to_json(options: Sequence[SizedDesign]) -> list[dict[str, Any]]
     rows = []
     for option in options:
         result = option.value
-        cost = _per_gpu(result.cost, result.gpus)
+        cost = per_unit(result.cost, result.gpus)
         rows.append(
             {
                 "label": result.label,

@@ -36,9 +36,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
-from engine.money import Money, round_cents
+from engine.money import CENT, Money, round_cents
 
-CENT = Decimal("0.01")
 ZERO = Decimal("0")
 HUNDRED = Decimal("100")
 

@@ -18,6 +18,7 @@ from django.utils.translation import ngettext
 
 from catalog.models import Category, Product
 from core.errors import DomainError
+from engine.money import CENT
 from quotes import pricing
 from quotes.models import LineKind, Quote, QuoteLine, QuoteRevision
 from quotes.selectors import grouped_lines, line_input, quotes_visible_to
@@ -212,7 +213,7 @@ def _apply(
             if problem:
                 errors[line.pk, DISCOUNT] = problem
             else:
-                line.discount_percent = change.discount_percent.quantize(pricing.CENT)
+                line.discount_percent = change.discount_percent.quantize(CENT)
         if change.is_optional is not None:
             line.is_optional = change.is_optional
         if change.unit_price is not KEEP:
@@ -242,7 +243,7 @@ def _apply_category(
         errors[0, CATEGORY] = _("No line of this quote is in that category.")
     for line in chosen:
         if line.override_unit_price is None:
-            line.discount_percent = discount.quantize(pricing.CENT)
+            line.discount_percent = discount.quantize(CENT)
     return errors
 
 

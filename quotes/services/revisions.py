@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from engine.money import CENT
 from quotes import pricing, transitions
 from quotes.models import (
     AuditAction,
@@ -94,7 +95,7 @@ def _after_change(revision: QuoteRevision) -> None:
 def _check_discount(value: Decimal) -> Decimal:
     if not Decimal("0") <= value <= Decimal("100"):
         raise QuoteInvalid(_("A discount is between 0 and 100%."), field="discount_percent")
-    return value.quantize(pricing.CENT)
+    return value.quantize(CENT)
 
 
 _UNSET: Any = object()
