@@ -1,6 +1,7 @@
 """Smoke test in real headless Chromium: log in, see the home page in English and in Chinese."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import screenshot
 
@@ -33,7 +34,9 @@ def test_wrong_password_shows_an_error(live_server, page, engineer):
     page.fill("input[name=username]", "engineer")
     page.fill("input[name=password]", "nope")
     page.click("button[type=submit].primary")
-    assert page.locator("[role=alert]").is_visible()
+    # Waits for the answer to the POST: `is_visible()` asked at once, and in one CI run (on
+    # 945d0c9) before the refused login's page had loaded.
+    expect(page.locator("[role=alert]")).to_be_visible()
 
 
 @pytest.mark.slow
