@@ -23,6 +23,11 @@ ROLE_NAMES: dict[str, Promise] = {
     "leaf": _("Leaf"),
     "spine": _("Spine"),
     "core": _("Core"),
+    # The parts of a rack-scale (NVL72-class) rack besides its compute trays (engine.scale_up).
+    "spare_tray": _("Spare compute tray"),
+    "nvlink_switch": _("NVLink switch tray"),
+    "power_shelf": _("Power shelf"),
+    "management_switch": _("In-rack management switch"),
 }
 # Quote lines for services are grouped by the plan phase (or support) they belong to.
 SERVICE_NAMES: dict[str, Promise] = {
@@ -68,6 +73,7 @@ CATEGORY_NAMES: dict[str, Promise] = {
     "transceiver": _("Transceivers"),
     "cable": _("Cables and fibre"),
     "patch_panel": _("Patch panels"),
+    "rack": _("Rack-scale systems"),
 }
 PLANE_NAMES: dict[str, Promise] = {
     "compute": _("Compute fabric"),
@@ -139,6 +145,13 @@ FIELD_NAMES: dict[str, Promise] = {
     "spine_row_distance_m": _("Distance to the spine row"),
     "cable_slack_m": _("Slack per cable"),
     "max_rack_power_w": _("Rack power limit"),
+    "system": _("Rack-scale system"),
+    "trays_per_rack": _("Compute trays per rack"),
+    "active_trays_per_rack": _("Active trays per rack"),
+    "nvlink_switch_trays": _("NVLink switch trays per rack"),
+    "tray_power_w": _("Power per active tray"),
+    "rack_power_kw": _("Rack power feed"),
+    "cooling": _("Cooling"),
 }
 # Keys of the changes an audit trail records (quote, line, link), named as the forms name them.
 CHANGE_NAMES: dict[str, Promise] = {

@@ -33,7 +33,8 @@ class _BomEntry:
     gap: Text | None = None
 
 
-_CATEGORY_ORDER = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3, "patch_panel": 4}
+# "rack": the parts of a rack-scale system (engine.scale_up), after the network's.
+_CATEGORY_ORDER = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3, "patch_panel": 4, "rack": 5}
 _PLANE_ORDER = {"compute": 0, "storage": 1, "frontend": 2, "oob": 3}
 
 

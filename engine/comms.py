@@ -34,21 +34,30 @@ each GPU moves, times the collective's bus factor, over the bus bandwidth the fa
   a switch shared by two rails (a rail plane of two tiers has spines of its own, which its
   rail's traffic between units crosses).
 - Tensor-parallel traffic inside a server runs over NVLink and is not counted; pipeline traffic
-  is point to point; latency (per-message start-up) is left out, which favours none of the
-  alternatives, and the collectives are summed as if none overlapped computation, the time a
-  step would wait if the framework hid nothing.
+  is point to point (bandwidth alone); the collectives are summed as if none overlapped
+  computation, the time a step would wait if the framework hid nothing.
 
 Ranks sit on the design's servers in cabling order from the first server (a scheduler packs
-the job), laid out as `job` describes: tensor parallel fastest, then data, then pipeline."""
+the job), laid out as `job` describes: tensor parallel fastest, then data, then pipeline.
+
+Issue 28: the bandwidth above is what the fabric gives; the time is NCCL's own cost model
+(`engine.nccl`): the algorithm and protocol NCCL would pick for each call's size (ring, tree,
+NVLS, NVLS tree, PAT, CollNet with in-network reduction), its latency growing with ranks and
+nodes, its bandwidth at the calibrated link efficiencies, and a low-high range of the
+calibration's error. Gradients go out in Megatron-LM's buckets (max(40 M, 1 M x data-parallel
+size) parameters: megatron/core/distributed/distributed_data_parallel.py, github.com/NVIDIA/
+Megatron-LM), tensor-parallel activations one call per AllReduce per layer. `bandwidth_seconds`
+keeps the bandwidth-only figure the estimate used to be (issue 17)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from engine.design import Design
 from engine.job import Job, JobError, Sharding
+from engine.nccl import CALIBRATION_ERROR, Coll, Group, Platform, choose
 from engine.text import Text, gettext_noop, text
 
 NIC_EFFICIENCY = 0.95
@@ -70,10 +79,34 @@ class CollectiveTime:
     counted: bool = True  # False: inside the server (NVLink) or not estimable
     note: Text | None = None
     bound_seconds: float | None = None  # every member sharing the uplinks; None: as `seconds`
+    algorithm: str = ""  # NCCL's pick per call, "+" between the parts of a composite
+    protocol: str = ""
+    calls: int = 0  # NCCL calls per step (buckets, layers)
+    latency_seconds: float = 0.0  # the latency term of `seconds`
+    bandwidth_seconds: float | None = None  # bytes x factor / bus alone; None: as `seconds`
+    bandwidth_bound_seconds: float | None = None  # the same at the bound's bus; None: `bound`
+    low_seconds: float | None = None  # the calibration's range around `seconds`
+    high_seconds: float | None = None
 
     @property
     def bound(self) -> float:
         return self.seconds if self.bound_seconds is None else self.bound_seconds
+
+    @property
+    def bandwidth(self) -> float:
+        return self.seconds if self.bandwidth_seconds is None else self.bandwidth_seconds
+
+    @property
+    def bandwidth_bound(self) -> float:
+        return self.bound if self.bandwidth_bound_seconds is None else self.bandwidth_bound_seconds
+
+    @property
+    def low(self) -> float:
+        return self.seconds if self.low_seconds is None else self.low_seconds
+
+    @property
+    def high(self) -> float:
+        return self.seconds if self.high_seconds is None else self.high_seconds
 
     @property
     def crosses_spines(self) -> bool:
@@ -92,6 +125,14 @@ class CollectiveTime:
             "bus_gbytes_per_s": round(self.bus_gbytes_per_s, 3),
             "seconds": round(self.seconds, 6),
             "bound_seconds": round(self.bound, 6),
+            "low_seconds": round(self.low, 6),
+            "high_seconds": round(self.high, 6),
+            "bandwidth_seconds": round(self.bandwidth, 6),
+            "bandwidth_bound_seconds": round(self.bandwidth_bound, 6),
+            "latency_seconds": round(self.latency_seconds, 6),
+            "algorithm": self.algorithm,
+            "protocol": self.protocol,
+            "calls": self.calls,
             "counted": self.counted,
             "crosses_spines": self.crosses_spines,
             "note": self.note.as_dict() if self.note else None,
@@ -130,6 +171,28 @@ class CommsEstimate:
         """The step's communication when every member shares the uplinks (the bound)."""
         return sum(c.bound for c in self.collectives if c.counted)
 
+    @property
+    def low_seconds_per_step(self) -> float:
+        return sum(c.low for c in self.collectives if c.counted)
+
+    @property
+    def high_seconds_per_step(self) -> float:
+        return sum(c.high for c in self.collectives if c.counted)
+
+    @property
+    def bandwidth_seconds_per_step(self) -> float:
+        """The bandwidth-only figure (issue 17's estimate), without latency or algorithm."""
+        return sum(c.bandwidth for c in self.collectives if c.counted)
+
+    @property
+    def bandwidth_bound_seconds_per_step(self) -> float:
+        return sum(c.bandwidth_bound for c in self.collectives if c.counted)
+
+    @property
+    def calibration_percent(self) -> int:
+        """The range's half-width in percent, as the page states it."""
+        return round(CALIBRATION_ERROR * 100)
+
     def collective(self, name: str) -> CollectiveTime | None:
         return next((c for c in self.collectives if c.name == name), None)
 
@@ -146,6 +209,11 @@ class CommsEstimate:
             "collectives": [c.to_json() for c in self.collectives],
             "seconds_per_step": round(self.seconds_per_step, 6),
             "bound_seconds_per_step": round(self.bound_seconds_per_step, 6),
+            "low_seconds_per_step": round(self.low_seconds_per_step, 6),
+            "high_seconds_per_step": round(self.high_seconds_per_step, 6),
+            "bandwidth_seconds_per_step": round(self.bandwidth_seconds_per_step, 6),
+            "bandwidth_bound_seconds_per_step": round(self.bandwidth_bound_seconds_per_step, 6),
+            "calibration_error": CALIBRATION_ERROR,
             "compute_seconds_per_step": self.compute_seconds_per_step,
             "share_of_compute": None if share is None else round(share, 4),
             "bottleneck": self.bottleneck,
@@ -159,7 +227,7 @@ class CommsEstimate:
 class _Fabric:
     """What the estimate reads from a design: block sizes in ranks and the tiers' ratios."""
 
-    gpus_per_server: int
+    nvlink_gpus: int  # GPUs one NVLink domain joins: a server, or a rack-scale rack
     unit_ranks: int  # 0: one tier, no unit boundary
     pod_ranks: int  # 0: fewer than three tiers
     gbytes_per_s: float  # per GPU, efficiency applied
@@ -167,12 +235,17 @@ class _Fabric:
     spine_over: float
     rail: bool  # rails that meet only at the spines
     rail_only: bool  # rails or planes that never meet (rail planes, several planes)
+    platform: Platform
 
 
 def _fabric(design: Design) -> _Fabric:
     plane = design.compute
     shape = plane.shape
     g = design.gpus_per_server
+    # Tensor and expert parallel groups meet over NVLink across the whole scale-up domain: a
+    # rack-scale design's NVLink switch trays join every active tray in the rack (72 GPUs in a
+    # full GB200 NVL72), not just the four GPUs of one tray.
+    nvlink = design.scale_up_gpus
     leaf = plane.tier("leaf")
     spine = plane.tier("spine")
     leaf_over = max(1.0, leaf.oversubscription or 1.0) if leaf and shape.tiers >= 2 else 1.0
@@ -185,7 +258,7 @@ def _fabric(design: Design) -> _Fabric:
         shape.style in ("rail", "rail-plane") and shape.tiers >= 2 and shape.ports_per_server > 1
     )
     return _Fabric(
-        gpus_per_server=g,
+        nvlink_gpus=nvlink,
         unit_ranks=unit,
         pod_ranks=pod,
         gbytes_per_s=plane.bandwidth_per_gpu_gbps / 8 * NIC_EFFICIENCY,
@@ -193,7 +266,18 @@ def _fabric(design: Design) -> _Fabric:
         spine_over=spine_over,
         rail=rails_meet,
         rail_only=shape.style == "rail-plane" or shape.fabric_planes > 1,
+        platform=_platform(design),
     )
+
+
+def _platform(design: Design) -> Platform:
+    """The design names no GPU: a rack-scale design (NVL72 class) or a server of more than 8
+    GPUs is Blackwell on NVLink switches; 4 to 8 GPUs share an NVSwitch as in HGX H100
+    (Hopper); fewer have none."""
+    g = design.gpus_per_server
+    if design.scale_up is not None or g > 8:
+        return Platform(generation="blackwell")
+    return Platform(generation="hopper", nvswitch=g >= 4)
 
 
 def _crosses(stride: int, size: int, block: int, ranks: int) -> bool:
@@ -225,7 +309,7 @@ def _per_block(stride: int, size: int, block: int) -> int:
 
 
 def _tier(fabric: _Fabric, stride: int, size: int, ranks: int, aligned: bool) -> str:
-    if not _crosses(stride, size, fabric.gpus_per_server, ranks):
+    if not _crosses(stride, size, fabric.nvlink_gpus, ranks):
         return "nvlink"
     if fabric.pod_ranks and _crosses(stride, size, fabric.pod_ranks, ranks):
         return "core"
@@ -244,6 +328,33 @@ def _over(fabric: _Fabric, tier: str) -> float:
     return 1.0
 
 
+def _nccl(
+    fabric: _Fabric,
+    kinds: tuple[Coll, ...],
+    *,
+    size: int,
+    k: int,
+    buffer: float,
+    calls: int,
+    net_bus: float,
+    sharp: bool,
+) -> tuple[float, float, str, str]:
+    """NCCL's time for the calls of each kind in turn: seconds, the latency share of them,
+    and the algorithms and protocols it picks ("+" between the kinds' when they differ)."""
+    platform = replace(fabric.platform, sharp=sharp)
+    group = Group(ranks=size, nodes=max(1, size // k), net_bus_gbytes_per_s=net_bus)
+    seconds = latency = 0.0
+    algos: list[str] = []
+    protos: list[str] = []
+    for kind in kinds:
+        pick = choose(kind, buffer / calls, group, platform, calls=calls)
+        seconds += pick.seconds
+        latency += pick.latency_us * calls / 1e6
+        algos.append(pick.algorithm)
+        protos.append(pick.protocol)
+    return seconds, latency, "+".join(dict.fromkeys(algos)), "+".join(dict.fromkeys(protos))
+
+
 def _ring(
     fabric: _Fabric,
     job: Job,
@@ -255,11 +366,14 @@ def _ring(
     buffer: float,
     factor: float,
     span: int = 0,
+    kinds: tuple[Coll, ...] = (),
+    calls: int = 1,
 ) -> CollectiveTime:
-    """A ring collective (or, with `span`, the hops between neighbours of a chain of `span`
-    ranks, whose slowest hop crosses the highest tier the chain spans)."""
+    """A collective of `kinds` (NCCL's model, `calls` calls a step), or, with `span`, the hops
+    between neighbours of a chain of `span` ranks, whose slowest hop crosses the highest tier
+    the chain spans (point to point: bandwidth alone)."""
     tier = _tier(fabric, stride, span or size, job.gpus, job.rail_aligned)
-    k = _per_block(stride, size, fabric.gpus_per_server)
+    k = _per_block(stride, size, fabric.nvlink_gpus)
     if tier == "nvlink":
         return CollectiveTime(
             name=name, collective=collective, group_size=size, members_per_server=k,
@@ -272,25 +386,55 @@ def _ring(
     # rail-aligned on a rail fabric: then every hop reaches another rail's leaf via the spines.
     in_order = fabric.leaf_over if fabric.rail and not job.rail_aligned else 1.0
     bus = k * fabric.gbytes_per_s / min(over, in_order)
-    bound = buffer * factor / (k * fabric.gbytes_per_s / over * 1e9)
+    bound_bus = k * fabric.gbytes_per_s / over
+    bandwidth = buffer * factor / (bus * 1e9)
+    if not kinds:
+        seconds, bound, latency, algorithm, protocol = (
+            bandwidth,
+            buffer * factor / (bound_bus * 1e9),
+            0.0,
+            "p2p",
+            "Simple",
+        )
+    else:
+        sharp = collective == "allreduce (in-network)"
+        seconds, latency, algorithm, protocol = _nccl(
+            fabric, kinds, size=size, k=k, buffer=buffer, calls=calls, net_bus=bus, sharp=sharp
+        )
+        bound = _nccl(
+            fabric, kinds, size=size, k=k, buffer=buffer, calls=calls, net_bus=bound_bus,
+            sharp=sharp,
+        )[0]  # fmt: skip
     return CollectiveTime(
         name=name, collective=collective, group_size=size, members_per_server=k,
         bytes_per_gpu=round(buffer), bus_factor=factor, tier=tier, oversubscription=over,
-        bus_gbytes_per_s=bus, seconds=buffer * factor / (bus * 1e9), bound_seconds=bound,
+        bus_gbytes_per_s=bus, seconds=seconds, bound_seconds=bound, algorithm=algorithm,
+        protocol=protocol, calls=calls, latency_seconds=latency, bandwidth_seconds=bandwidth,
+        bandwidth_bound_seconds=buffer * factor / (bound_bus * 1e9),
+        low_seconds=seconds * (1 - CALIBRATION_ERROR),
+        high_seconds=seconds * (1 + CALIBRATION_ERROR),
     )  # fmt: skip
 
 
-def _gradient_factor(job: Job, size: int) -> tuple[str, float]:
+def _bucket_calls(job: Job, buffer: float, data_parallel: int) -> int:
+    """Megatron-LM's gradient buckets: max(40 M, 1 M x data-parallel size) parameters each
+    (megatron/core/distributed/distributed_data_parallel.py, github.com/NVIDIA/Megatron-LM)."""
+    bucket = max(40_000_000, 1_000_000 * data_parallel) * job.precision_bytes
+    return max(1, math.ceil(buffer / bucket))
+
+
+def _gradient_factor(job: Job, size: int) -> tuple[str, float, tuple[Coll, ...]]:
     ring = (size - 1) / size
+    gather, scatter = Coll.ALL_GATHER, Coll.REDUCE_SCATTER
     if job.sharding == Sharding.FULL:
-        return "all_gather x2+reduce_scatter", 3 * ring
+        return "all_gather x2+reduce_scatter", 3 * ring, (gather, gather, scatter)
     if job.sharding == Sharding.OPTIMIZER:
-        return "reduce_scatter+all_gather", 2 * ring
+        return "reduce_scatter+all_gather", 2 * ring, (scatter, gather)
     if job.in_network_reduction:
         # The switches add the buffers: each rank sends its buffer up once and receives the sum
         # once (NVIDIA SHARP), where a ring sends it through 2(n-1)/n times.
-        return "allreduce (in-network)", 1.0
-    return "allreduce", 2 * ring
+        return "allreduce (in-network)", 1.0, (Coll.ALL_REDUCE,)
+    return "allreduce", 2 * ring, (Coll.ALL_REDUCE,)
 
 
 def _all_to_all(fabric: _Fabric, job: Job, buffer: float) -> CollectiveTime:
@@ -299,7 +443,7 @@ def _all_to_all(fabric: _Fabric, job: Job, buffer: float) -> CollectiveTime:
     through the spine uplinks; the slowest of the three sets the time."""
     stride, size = job.tensor_parallel, job.expert_parallel
     tier = _tier(fabric, stride, size, job.gpus, job.rail_aligned)
-    k = _per_block(stride, size, fabric.gpus_per_server)
+    k = _per_block(stride, size, fabric.nvlink_gpus)
     factor = (size - 1) / size
     if tier == "nvlink":
         return CollectiveTime(
@@ -324,7 +468,9 @@ def _all_to_all(fabric: _Fabric, job: Job, buffer: float) -> CollectiveTime:
         name="expert_all_to_all", collective="all_to_all", group_size=size,
         members_per_server=k, bytes_per_gpu=round(buffer), bus_factor=factor, tier=tier,
         oversubscription=worst[1], bus_gbytes_per_s=fabric.gbytes_per_s / worst[1],
-        seconds=seconds,
+        seconds=seconds, algorithm="p2p", protocol="Simple", calls=4,
+        low_seconds=seconds * (1 - CALIBRATION_ERROR),
+        high_seconds=seconds * (1 + CALIBRATION_ERROR),
     )  # fmt: skip
 
 
@@ -335,18 +481,21 @@ def _gradient_collectives(fabric: _Fabric, job: Job) -> list[CollectiveTime]:
     width = job.precision_bytes
     out: list[CollectiveTime] = []
     if dp > 1 and job.dense_parameters:
-        collective, factor = _gradient_factor(job, dp)
+        collective, factor, kinds = _gradient_factor(job, dp)
+        buffer = job.dense_parameters / (tp * pp) * width
         out.append(
             _ring(fabric, job, name="data_parallel", collective=collective, stride=tp, size=dp,
-                  buffer=job.dense_parameters / (tp * pp) * width, factor=factor)
+                  buffer=buffer, factor=factor, kinds=kinds,
+                  calls=_bucket_calls(job, buffer, dp))
         )  # fmt: skip
     expert_dp = dp // ep
     if job.expert_parameters and expert_dp > 1:
-        collective, factor = _gradient_factor(job, expert_dp)
+        collective, factor, kinds = _gradient_factor(job, expert_dp)
+        buffer = job.expert_parameters / (tp * pp * ep) * width
         out.append(
             _ring(fabric, job, name="expert_data_parallel", collective=collective,
-                  stride=tp * ep, size=expert_dp,
-                  buffer=job.expert_parameters / (tp * pp * ep) * width, factor=factor)
+                  stride=tp * ep, size=expert_dp, buffer=buffer, factor=factor, kinds=kinds,
+                  calls=_bucket_calls(job, buffer, expert_dp))
         )  # fmt: skip
     return out
 
@@ -378,7 +527,8 @@ def _activation_collectives(fabric: _Fabric, job: Job) -> tuple[list[CollectiveT
             out.append(
                 _ring(fabric, job, name="tensor_parallel", collective="allreduce", stride=1,
                       size=tp, buffer=4 * layers / pp * replica_tokens * hidden * width,
-                      factor=2 * (tp - 1) / tp)
+                      factor=2 * (tp - 1) / tp, kinds=(Coll.ALL_REDUCE,),
+                      calls=max(1, 4 * layers // pp))
             )  # fmt: skip
         if pp > 1:
             # Activations forward and their gradients backward across each stage boundary,
@@ -536,5 +686,12 @@ def compare(
     )
 
 
-__all__ = ["NIC_EFFICIENCY", "CollectiveTime", "CommsEstimate", "Comparison", "compare",
-           "estimate"]  # fmt: skip
+__all__ = [
+    "CALIBRATION_ERROR",
+    "NIC_EFFICIENCY",
+    "CollectiveTime",
+    "CommsEstimate",
+    "Comparison",
+    "compare",
+    "estimate",
+]

@@ -14,6 +14,7 @@ from engine.text import Text
 
 if TYPE_CHECKING:
     from engine.media import MediaChoice
+    from engine.scale_up import ScaleUpDesign
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -314,6 +315,14 @@ class Design:
     ] = ()  # every measure it is best at among the alternatives (`label` first)
     power_max_w: int = 0  # the same at maximum load
     power_per_row_w: int = 0  # network equipment for one full row of compute racks
+    # A rack-scale (NVL72-class) design's racks, trays and NVLink domain; None for servers.
+    scale_up: ScaleUpDesign | None = None
+
+    @property
+    def scale_up_gpus(self) -> int:
+        """GPUs one scale-up (NVLink) domain joins: a rack-scale rack's active GPUs, else one
+        server's. What tensor and expert parallelism may span without the scale-out fabric."""
+        return self.scale_up.domain_gpus if self.scale_up else self.gpus_per_server
 
     @property
     def compute(self) -> PlaneDesign:

@@ -172,6 +172,12 @@ def module(
 ) -> tuple[TransceiverSpec, Text]:
     """A module for one cage serving `links` links of `speed_gbps` (twin-port when 2), each on
     `lanes` optical lanes when a breakout fixes them (`standard`)."""
+    if lanes is None and links > 2:
+        # Both ends broken out alike (engine.lanes names no lanes then): each link still has
+        # only its share of the module's lanes, four up to 400G and eight at 800G. A 400G
+        # module split four ways runs 100G-DR or SR1 on one lane, never a four-lane SR4 or FR4
+        # (which would need 16 or 32 fibres, or a WDM pair per leg).
+        lanes = max(1, (8 if speed_gbps * links >= 800 else 4) // links)
     link_standard, connector = standard(media, speed_gbps, length_m, lanes)
     module_standard = f"{links}x{link_standard}" if links > 1 else link_standard
     if links > 2:

@@ -441,7 +441,9 @@ class MediaSelector:
         if not generic_only:
             # A fibre sold without a kind is a point-to-point cord.
             cords = [f for f in fits if f.kind != CableKind.TRUNK]
-            direct = next((f for f in cords if f.length_m >= length - 1e-9), None)
+            # Point to point when a cord reaches (NVIDIA's MFP7E10 / MFP7E30 to 50 and 100 m,
+            # as its SuperPOD BOMs run leaf to spine): the cheapest that does.
+            direct = _cheapest(f for f in cords if f.length_m >= length - 1e-9)
             if direct is not None:
                 return direct, None, None, ()
             # The cheapest trunk that reaches, not the first listed (trunks of one length come

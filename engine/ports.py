@@ -11,6 +11,7 @@ from functools import cached_property, lru_cache
 from typing import Concatenate, ParamSpec, TypeVar, cast
 
 from engine.catalog import (
+    ACCEPTS,
     NATIVE_SPEEDS_GBPS,
     Breakout,
     FormFactor,
@@ -186,6 +187,52 @@ def ways(group: PortGroup, speed_gbps: int) -> int:
         return split
     native = NATIVE_SPEEDS_GBPS.get(group.form_factor, ())
     return 1 if speed_gbps < group.speed_gbps and speed_gbps in native else 0
+
+
+def _plug_runs(cage: FormFactor, speed_gbps: int) -> bool:
+    """Whether a plug `cage` takes runs `speed_gbps` as its own, one link per cage: a QSFP56
+    module (200G) in a QSFP-DD cage, which the QSFP-DD MSA makes backward compatible."""
+    return any(
+        speed_gbps in NATIVE_SPEEDS_GBPS.get(plug, ())
+        for plug in ACCEPTS.get(cage, frozenset({cage}))
+        if plug != cage
+    )
+
+
+def unsplit(model: SwitchModel, speed_gbps: int) -> SwitchModel | None:
+    """`model` with its ports that break out to `speed_gbps` running one link each instead, on a
+    plug of that speed the cage takes (a 400G QSFP-DD port at 200G on a QSFP56 module, not split
+    2 x 200G); None when no port group would change. Half the links per port, but each end a
+    plain module of the far end's kind: where the catalog sells no optic for the breakout
+    (QSFP-DD 2 x 200G-SR4), the unsplit port is the one it can price (issue 26, item 1). The
+    one-link mode is written as a breakout of one way, so `ways` and the port labels ("400G
+    port at 200G") read it as they read any other."""
+    groups = []
+    changed = False
+    for group in model.port_groups:
+        split = any(b.speed_gbps == speed_gbps and b.ways > 1 for b in group.breakouts)
+        if split and _plug_runs(group.form_factor, speed_gbps):
+            kept = tuple(b for b in group.breakouts if b.speed_gbps != speed_gbps)
+            group = PortGroup(
+                count=group.count,
+                speed_gbps=group.speed_gbps,
+                form_factor=group.form_factor,
+                breakouts=(*kept, Breakout(ways=1, speed_gbps=speed_gbps)),
+            )
+            changed = True
+        groups.append(group)
+    if not changed:
+        return None
+    return SwitchModel(
+        label=model.label,
+        sku=model.sku,
+        description=model.description,
+        port_groups=tuple(groups),
+        power_w=model.power_w,
+        rack_units=model.rack_units,
+        lifecycle=model.lifecycle,
+        power_max_w=model.power_max_w,
+    )
 
 
 def parse_inline(text: str) -> tuple[int, int] | None:

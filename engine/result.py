@@ -13,6 +13,8 @@ changes meaning):
   lines, run distributions, translatable texts); those read as their defaults.
   `engine_version` (engine.version) came later in schema 1: the engine that sized the
   result. Rows stored before it have no such key and read as None (re-encoded without it).
+  `scale_up` (issue 28: a rack-scale design's racks, trays and NVLink domain) came later still,
+  present only for rack-scale designs: every other result's JSON is as it was.
 
 The same module encodes the engine's `CatalogSnapshot` (products with their prices), so that a
 saved design keeps the catalog it was sized against (`snapshot_to_json`, `snapshot_from_json`).
@@ -49,6 +51,7 @@ from engine.codec import (
 )
 from engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
 from engine.request import to_dict
+from engine.scale_up import ScaleUpDesign
 from engine.text import Text
 from engine.version import ENGINE_VERSION
 
@@ -256,10 +259,18 @@ class DesignResult:
     # The engine that sized it: a saved design is re-derived (cabling, racks) only by the same
     # one. None: stored before versions were kept (and left out of the JSON, as it was).
     engine_version: str | None = field(default=None, metadata=omit_none())
+    # A rack-scale (NVL72-class) design's racks, trays, power and NVLink domain; absent (not
+    # null) for servers, so a design of servers keeps its JSON byte for byte.
+    scale_up: ScaleUpDesign | None = field(default=None, metadata=omit_none())
 
     @property
     def compute(self) -> PlaneResult | None:
         return self.planes[0] if self.planes else None
+
+    @property
+    def scale_up_gpus(self) -> int:
+        """GPUs one NVLink domain joins (a rack-scale rack's active GPUs, else a server's)."""
+        return self.scale_up.domain_gpus if self.scale_up else self.gpus_per_server
 
     @property
     def switches_total(self) -> int:
@@ -496,6 +507,7 @@ def design_result(design: Design) -> DesignResult:
         planes=tuple(_plane(plane) for plane in design.planes),
         request=to_dict(design.request),
         engine_version=ENGINE_VERSION,
+        scale_up=design.scale_up,
     )
 
 

@@ -55,6 +55,22 @@ def _grows_on(tiers: int) -> str:
     return "with these spines" if tiers == 2 else "with these cores"
 
 
+def _scale_up_lines(design: Design) -> list[str]:
+    """A rack-scale design's racks in two lines; none for a design of servers (whose text
+    stays as it was)."""
+    up = design.scale_up
+    if up is None:
+        return []
+    return [
+        f"Rack-scale: {up.system or 'custom'} x {up.racks:,} racks, {up.active_trays_per_rack} of "
+        f"{up.trays_per_rack} trays active ({up.spare_trays:,} spare), NVLink domain "
+        f"{up.domain_gpus} GPUs, {up.nvlink_switch_trays:,} NVLink switch trays, "
+        f"{up.power_shelves:,} power shelves, {up.management_switches:,} management switches",
+        f"Rack power: {up.rack_power_w:,} W of {up.rack_power_limit_w:,} W ({up.cooling} "
+        f"cooling); {up.scale_out_nics:,} scale-out NICs at {up.nic_speed_gbps}G",
+    ]
+
+
 def format_text(design: Design) -> str:
     compute = design.compute
     shape = compute.shape
@@ -68,6 +84,7 @@ def format_text(design: Design) -> str:
         f"{compute.bisection_gbps:,} Gbps",
         f"Growth: {compute.growth.max_gpus_current_spines:,} GPUs {_grows_on(shape.tiers)}, "
         f"{compute.growth.max_gpus_same_tiers:,} GPUs with {shape.tiers} tier(s)",
+        *_scale_up_lines(design),
         "",
     ]
     rows = []

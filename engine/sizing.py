@@ -62,6 +62,7 @@ from engine.request import (
     Layout,
     PlaneRequest,
 )
+from engine.scale_up import ScaleUpDesign, add_rack_parts, plan_scale_up
 from engine.shape_figures import bisection_gbps, growth
 from engine.wiring import port_parts
 
@@ -298,7 +299,8 @@ def _size(
     assert request.leaf is not None
     models: dict[str, PlaneModels] = {}
     design_planes = _planes(request, selector_for(catalog, request.media), models)
-    bom = _bom(request, design_planes, models)
+    scale_up = plan_scale_up(request, catalog)
+    bom = _bom(request, design_planes, models, scale_up, catalog)
     power = sum(line.power_w for line in bom)
     power_max = sum(line.power_max_w for line in bom)
     rack_power, row_power = _rack_power(design_planes, bom, request)
@@ -326,6 +328,7 @@ def _size(
         cost=cost,
         cost_estimated=estimated,
         unpriced_lines=unpriced,
+        scale_up=scale_up,
     )
     check_design(design)  # every line fits its cages, or the engine has a bug: raise
     return design
@@ -397,13 +400,24 @@ def _planes(
 
 
 def _bom(
-    request: DesignRequest, planes: tuple[PlaneDesign, ...], models: Mapping[str, PlaneModels]
+    request: DesignRequest,
+    planes: tuple[PlaneDesign, ...],
+    models: Mapping[str, PlaneModels],
+    scale_up: ScaleUpDesign | None,
+    catalog: CatalogSnapshot,
 ) -> tuple[BomLine, ...]:
     bom_builder = _Bom()
     for plane in planes:
         plane_request = getattr(request, plane.name, None) if plane.name != "compute" else None
         ports = plane_request.ports if isinstance(plane_request, PlaneRequest) else request.rails
-        _bom_for_plane(bom_builder, plane, models[plane.name], request.servers, ports)
+        plane_models = models[plane.name]
+        if scale_up is not None and plane.name == "compute":
+            # A compute tray comes with its NICs: a catalog NIC named gives their cage (the
+            # media), never a second set on the bill.
+            plane_models = replace(plane_models, nic=None)
+        _bom_for_plane(bom_builder, plane, plane_models, request.servers, ports)
+    if scale_up is not None:
+        add_rack_parts(bom_builder, scale_up, request, catalog)
     return bom_builder.build()
 
 

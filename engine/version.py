@@ -10,4 +10,4 @@ the sizing, the media choice, the BOM, device or port names, the cabling enumera
 lengths or ids. A new version makes older saved designs refuse re-derivation (in words, pointing
 at "re-size with today's catalog"), never change under their quotes. Pure Python: no Django."""
 
-ENGINE_VERSION = "6"
+ENGINE_VERSION = "7"

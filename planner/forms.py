@@ -18,6 +18,12 @@ from customers.models import Customer
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
 from engine.catalog import NicSpec
 from engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
+from planner.forms_rack_scale import (
+    RACK_SCALE_FIELDS,
+    RackNumber,
+    RackScaleFields,
+    take_system_trays,
+)
 from planner.models import Scenario
 from planner.selectors import product_names
 
@@ -31,7 +37,7 @@ class Step:
 
 STEPS: tuple[Step, ...] = (
     Step("customer", _("Customer and scenario"), ("name", "customer", "scenario")),
-    Step("gpus", _("GPUs and servers"), ("gpus", "gpus_per_server")),
+    Step("gpus", _("GPUs and servers"), ("gpus", "gpus_per_server", *RACK_SCALE_FIELDS)),
     Step(
         "nics",
         _("Planes and NICs"),
@@ -213,7 +219,7 @@ class NumberField(forms.CharField):
         self.unit = unit
 
 
-class WizardStepForm(forms.Form):
+class WizardStepForm(RackScaleFields):
     name = forms.CharField(
         label=_("Design name"),
         max_length=200,
@@ -575,7 +581,7 @@ class WizardStepForm(forms.Form):
             elif name == "oversubscription_tolerance":
                 number = _number(raw)  # typed in %, a fraction in the request
                 values[name] = number / 100 if isinstance(number, int | float) else number
-            elif isinstance(field, NumberField | forms.TypedChoiceField):
+            elif isinstance(field, NumberField | RackNumber | forms.TypedChoiceField):
                 values[name] = _number(raw)
             else:
                 values[name] = raw
@@ -592,6 +598,8 @@ class WizardStepForm(forms.Form):
                 merged.pop(key, None)
             else:
                 merged[key] = value
+        if "system" in self.fields:
+            take_system_trays(merged, design_request, self.data)
         if "storage_plane" in self.fields:
             for switch, plane in PLANE_SWITCHES.items():
                 on = self.data.get(switch) not in (None, "", "false", "off")

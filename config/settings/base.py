@@ -254,6 +254,10 @@ EXPORT_XLSX_SYNC_MAX_ROWS = env.int("EXPORT_XLSX_SYNC_MAX_ROWS", default=10_000)
 # does. Measured (bench.handover) at about 9 ms of CPU a cable (two labels) through WeasyPrint,
 # the fallback without the Noto CJK fonts: 300 cables is under 3 s even on a loaded machine.
 LABELS_SYNC_MAX_CABLES = env.int("LABELS_SYNC_MAX_CABLES", default=300)
+# The launch-kit topology and the InfraGraph document are written in the request up to this many
+# cables (planner.handover.files): 131,072 GPUs (385,024 cables) took 4-6 s each on an idle
+# machine and 11-16 s on a busy one, so the bound is the cable-by-cable exports' own.
+HANDOVER_SYNC_MAX_CABLES = env.int("HANDOVER_SYNC_MAX_CABLES", default=100_000)
 
 # Webhook targets (core.webhooks): https to public addresses only. http:// only when allowed;
 # private networks (an on-premises CRM, e.g. 10.20.0.0/16) only when listed here.

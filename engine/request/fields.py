@@ -15,6 +15,7 @@ from engine.request.model import (
     LeafPlacement,
     MediaPolicy,
 )
+from engine.request.systems import Cooling, System
 from engine.text import gettext_noop
 
 
@@ -277,6 +278,73 @@ REQUEST_FIELDS: tuple[RequestField, ...] = (
         help=gettext_noop(
             "An out-of-band management plane: true, or its options (nic_speed 1, ports 1, "
             "oversubscription 11 by default; nic, leaf, spine)."
+        ),
+    ),
+    # A rack-scale scale-up domain (issue 28, item 1): set `system` or `trays_per_rack` and a
+    # server is a compute tray (gpus_per_server GPUs, rails NICs at nic_speed).
+    RequestField(
+        name="system",
+        kind=FieldKind.CHOICE,
+        choices=_choices(System),
+        help=gettext_noop(
+            "A rack-scale system whose racks are one NVLink domain: gb200-nvl72 (18 trays of "
+            "4 GPUs, 4 x 400G NICs each) or gb300-nvl72 (4 x 800G); it fills in the tray and "
+            "rack fields below, each of which may still be set."
+        ),
+    ),
+    RequestField(
+        name="trays_per_rack",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop(
+            "Compute trays per rack-scale rack; set, each server is a tray of gpus_per_server "
+            "GPUs and rails NICs (default with a system: 18)."
+        ),
+    ),
+    RequestField(
+        name="active_trays_per_rack",
+        kind=FieldKind.INTEGER,
+        low=1,
+        high=64,
+        help=gettext_noop(
+            "Trays that run in each rack, the others spares (default: every tray the rack's "
+            "power feeds)."
+        ),
+    ),
+    RequestField(
+        name="nvlink_switch_trays",
+        kind=FieldKind.INTEGER,
+        low=0,
+        high=36,
+        help=gettext_noop("NVLink switch trays per rack (default: one per two compute trays)."),
+    ),
+    RequestField(
+        name="tray_power_w",
+        kind=FieldKind.INTEGER,
+        low=100,
+        high=20_000,
+        help=gettext_noop(
+            "Watts an active compute tray draws, all in: its NICs and their modules, and its "
+            "share of the NVLink switch trays (default 5400)."
+        ),
+    ),
+    RequestField(
+        name="rack_power_kw",
+        kind=FieldKind.NUMBER,
+        low=1,
+        high=1000,
+        help=gettext_noop(
+            "Kilowatts a rack-scale rack may draw; its power shelves (33 kW each) are sized "
+            "for it twice over (default 132)."
+        ),
+    ),
+    RequestField(
+        name="cooling",
+        kind=FieldKind.CHOICE,
+        choices=_choices(Cooling),
+        help=gettext_noop(
+            "How a rack-scale rack is cooled: liquid (default; a manifold per rack) or air."
         ),
     ),
 )

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 from engine.catalog import Lifecycle, NicSpec
 from engine.ports import SwitchModel
+from engine.request.systems import Cooling
 from engine.text import Text
 
 MAX_GPUS = 1_000_000
@@ -99,6 +100,21 @@ class PlaneRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ScaleUpRequest:
+    """A server that is a compute tray of a rack-scale NVLink domain (NVL72-class): the
+    request's `gpus_per_server` is GPUs per tray, `rails` the tray's scale-out NICs and
+    `nic_speed` theirs (`engine.request.systems` has the presets and their sources)."""
+
+    system: str = ""  # a preset's value (System), or "" when the fields were given alone
+    trays_per_rack: int
+    active_trays_per_rack: int  # trays that run; the rest are spares in the rack
+    nvlink_switch_trays: int  # per rack
+    tray_power_w: int  # an active tray's share of the rack's draw
+    rack_power_kw: float  # what one rack may draw (its power shelves' N+N budget)
+    cooling: Cooling = Cooling.LIQUID
+
+
+@dataclass(frozen=True, kw_only=True)
 class DesignRequest:
     gpus: int
     gpus_per_server: int = 8
@@ -129,6 +145,7 @@ class DesignRequest:
     storage: PlaneRequest | None = None
     frontend: PlaneRequest | None = None
     oob: PlaneRequest | None = None
+    scale_up: ScaleUpRequest | None = None
 
     @property
     def servers(self) -> int:
@@ -224,7 +241,21 @@ def to_dict(request: DesignRequest) -> dict[str, object]:
         plane: PlaneRequest | None = getattr(request, name)
         if plane is not None:
             out[name] = _plane_to_dict(plane)
+    if request.scale_up is not None:  # only then: older requests keep their exact JSON
+        out.update(_scale_up_to_dict(request.scale_up))
     return out
+
+
+def _scale_up_to_dict(scale_up: ScaleUpRequest) -> dict[str, object]:
+    return {
+        **({"system": scale_up.system} if scale_up.system else {}),
+        "trays_per_rack": scale_up.trays_per_rack,
+        "active_trays_per_rack": scale_up.active_trays_per_rack,
+        "nvlink_switch_trays": scale_up.nvlink_switch_trays,
+        "tray_power_w": scale_up.tray_power_w,
+        "rack_power_kw": scale_up.rack_power_kw,
+        "cooling": scale_up.cooling.value,
+    }
 
 
 def planned_products(request: DesignRequest) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import StrEnum
 from typing import Any
 
@@ -30,8 +31,10 @@ from engine.request.model import (
     Oversubscription,
     PlaneRequest,
     RequestError,
+    ScaleUpRequest,
     SwitchChoice,
 )
+from engine.request.scale_up_parse import parse_scale_up, with_system_defaults
 from engine.text import Text, gettext_noop, text
 
 
@@ -599,6 +602,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     reader = _Reader(data)
     for key in sorted(set(data) - TOP_FIELDS):
         reader.fail(key, text(gettext_noop("%(field)s is not a request field."), field=key))
+    reader.data = data = with_system_defaults(data)  # a system's trays: 4 GPUs, 4 NICs
 
     gpus, per_server = _parse_gpus(reader)
     nic, nic_speed = _parse_nic(reader, catalog)
@@ -618,6 +622,9 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         oversubscription = Oversubscription()  # a named switch without a ratio means 1:1
     media = reader.choice("media", MediaPolicy, MediaPolicy.AUTO)
     layout = _parse_layout(reader, fabric)
+    scale_up = parse_scale_up(reader, catalog)
+    if scale_up is not None:
+        layout = _rack_scale_layout(reader, layout, scale_up)
 
     planes: dict[str, PlaneRequest | None] = {}
     for name in ("storage", "frontend", "oob"):
@@ -654,4 +661,26 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         storage=planes["storage"],
         frontend=planes["frontend"],
         oob=planes["oob"],
+        scale_up=scale_up,
     )
+
+
+def _rack_scale_layout(reader: _Reader, layout: Layout, scale_up: ScaleUpRequest) -> Layout:
+    """A rack-scale rack holds its active trays as the servers of its rack: the cable runs,
+    the rack count and the elevations all read `servers_per_rack`."""
+    given = layout.servers_per_rack
+    if reader.data.get("servers_per_rack") not in (None, "") and (
+        given != scale_up.active_trays_per_rack
+    ):
+        reader.fail(
+            "servers_per_rack",
+            text(
+                gettext_noop(
+                    "servers_per_rack (%(given)s) is the active trays per rack (%(active)s) in "
+                    "a rack-scale system; leave it out."
+                ),
+                given=given,
+                active=scale_up.active_trays_per_rack,
+            ),
+        )
+    return replace(layout, servers_per_rack=scale_up.active_trays_per_rack)

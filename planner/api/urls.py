@@ -3,6 +3,7 @@
 from django.urls import include, path
 
 from core.api.base import ApiRouter
+from planner.api.handover import DesignHandoverViewSet
 from planner.api.labels import DesignLabelsViewSet
 from planner.api.views import DesignViewSet
 
@@ -14,4 +15,12 @@ router.register("designs", DesignViewSet, basename="design")
 labels_router = ApiRouter()
 labels_router.register("designs", DesignLabelsViewSet, basename="design-labels")
 
-urlpatterns = [path("", include(router.urls)), path("", include(labels_router.urls))]
+# The handover files likewise (planner.api.handover): /designs/{id}/handover/<file>.
+handover_router = ApiRouter()
+handover_router.register("designs", DesignHandoverViewSet, basename="design-handover")
+
+urlpatterns = [
+    path("", include(router.urls)),
+    path("", include(labels_router.urls)),
+    path("", include(handover_router.urls)),
+]

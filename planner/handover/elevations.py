@@ -27,6 +27,7 @@ from engine.design import Design, PlaneDesign
 from engine.geometry import in_rack_leaf, rail_style
 from engine.request import LeafPlacement
 from engine.text import Text, gettext_noop, text
+from planner.handover.rack_scale import rack_scale_stack, rack_scale_warnings
 
 RACK_HEIGHT_U = 42
 PDU_UNITS = 2  # two 1U horizontal PDUs, A and B feeds
@@ -269,12 +270,15 @@ _PDUS = tuple(
 )
 
 
-def _stack(devices: list[_Device], height_u: int, top: list[_Device]) -> tuple[RackItem, ...]:
+def _stack(
+    devices: list[_Device], height_u: int, top: list[_Device], *, pdus: bool = True
+) -> tuple[RackItem, ...]:
     """PDUs at the bottom, `devices` upwards from them; `top` (switches with their cable
     managers, patch panels above them) downwards from the top of the rack. When the two meet,
-    the top group continues above the bottom one, past the rack's height: the overflow shows."""
-    items = list(_PDUS)
-    u = PDU_UNITS + 1
+    the top group continues above the bottom one, past the rack's height: the overflow shows.
+    A rack-scale rack has no PDUs: its power shelves are among its `devices`."""
+    items = list(_PDUS) if pdus else []
+    u = (PDU_UNITS if pdus else 0) + 1
     for device in devices:
         items.append(_item(device, u))
         u += device.units
@@ -311,6 +315,11 @@ def _stack(devices: list[_Device], height_u: int, top: list[_Device]) -> tuple[R
     return tuple(sorted(items, key=lambda item: item.u))
 
 
+def _rack_part(name: str, model: str, role: str, units: int, watts: float) -> _Device:
+    """A rack-scale rack's part (`rack_scale.rack_scale_stack`)."""
+    return _Device(name, model, role, "", units, watts, watts)
+
+
 def _item(device: _Device, u: int) -> RackItem:
     return RackItem(
         u=u,
@@ -342,7 +351,7 @@ def design_elevations(
     racks = _racks(design, rack_height_u, compute, compute_top, network, rows)
     return Elevations(
         racks=tuple(racks),
-        warnings=_warnings(racks, limit),
+        warnings=_warnings(racks, limit) + rack_scale_warnings(design, racks),
         device_rack=device_rack,
         server_units=server_units,
         server_power_stated=server.power_w > 0,
@@ -358,6 +367,12 @@ def _place_servers(
     device_rack: dict[str, str] = {}
     nic_w = power.typical[("", "server")]
     nic_max_w = power.maximum[("", "server")]
+    up = design.scale_up
+    if up is not None:  # a compute tray draws its stated all-in figure (NICs and modules too)
+        tray_w = float(design.request.scale_up.tray_power_w if design.request.scale_up else 0)
+        model = f"{up.system or 'rack-scale'} compute tray"
+        server = ServerModel(name=model, rack_units=1, power_w=round(tray_w))
+        server_units, nic_w, nic_max_w = 1, 0.0, 0.0
     for index in range(design.servers):
         rack = compute_rack_name(index // layout.servers_per_rack, layout.racks_per_row)
         name = names.server(index, design.servers)
@@ -440,6 +455,9 @@ def _racks(
     for index in range(design.racks):
         name = compute_rack_name(index, per_row)
         row, pos = divmod(index, per_row)
+        devices, pdus = compute[name], True
+        if design.scale_up is not None:  # power shelves on a bus bar, not PDUs
+            devices, pdus = rack_scale_stack(design, name, devices, _rack_part), False
         racks.append(
             Rack(
                 name=name,
@@ -447,7 +465,7 @@ def _racks(
                 row=row,
                 order=float(pos),
                 height_u=rack_height_u,
-                items=_stack(compute[name], rack_height_u, compute_top[name]),
+                items=_stack(devices, rack_height_u, compute_top[name], pdus=pdus),
             )
         )
     middle = (per_row - 1) / 2 if layout.leaf_placement == LeafPlacement.MOR else float(per_row)

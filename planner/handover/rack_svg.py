@@ -17,6 +17,9 @@ RACKS_PER_LINE = 12
 COLOURS = {
     "server": "#c8e6c9", "leaf": "#bbdefb", "spine": "#e1bee7", "core": "#ffcdd2",
     "patch_panel": "#eeeeee", "cable_manager": "#f5f5f5", "pdu": "#fff9c4",
+    # A rack-scale rack's own parts (rack_scale.py): spares paler than the active trays.
+    "spare_tray": "#e8f5e9", "nvlink_switch": "#ffe0b2", "power_shelf": "#fff59d",
+    "management_switch": "#b2dfdb",
 }  # fmt: skip
 
 

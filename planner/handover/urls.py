@@ -15,4 +15,8 @@ urlpatterns = [
     path("<int:pk>/handover/lab.clab.yml", views.containerlab, name="handover-containerlab"),
     path("<int:pk>/handover/topology.conf", views.slurm, name="handover-slurm"),
     path("<int:pk>/handover/cabling.json", views.cabling_json, name="handover-cabling-json"),
+    path("<int:pk>/handover/launch-kit.zip", views.launch_kit, name="handover-launch-kit"),
+    path("<int:pk>/handover/infragraph.json", views.infragraph, name="handover-infragraph"),
+    path("<int:pk>/handover/simai.zip", views.simai, name="handover-simai"),
+    path("<int:pk>/handover/handover.zip", views.bundle, name="handover-bundle"),
 ]

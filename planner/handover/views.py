@@ -1,5 +1,6 @@
 """Handover downloads for a saved design: rack elevations (SVG, XLSX), cable labels (PDF, CSV),
-NetBox, containerlab, Slurm and the cabling schedule as JSON, and the page listing them.
+NetBox, containerlab, Slurm, the cabling schedule as JSON, the simulation and cluster exports
+(NVIDIA Launch Kit, InfraGraph, SimAI), the bundle of them all, and the page listing them.
 
 Access is the design pages': signed in, and the design visible to the user's team. Every file
 comes from the design as saved (its request and the catalog snapshot it was sized with), never
@@ -27,6 +28,7 @@ from planner.exports.models import ExportFormat
 from planner.handover.cable_ids import Cable, identified
 from planner.handover.containerlab import containerlab_yaml
 from planner.handover.elevations import Elevations
+from planner.handover.files import KINDS, HandoverTooLarge, check_size, handover_file, handover_of
 from planner.handover.labels import labels_csv_chunks, labels_pdf
 from planner.handover.netbox import netbox_zip
 from planner.handover.rack_sheet import rack_sheet_xlsx
@@ -200,3 +202,45 @@ def cabling_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
         filename=f"design-{pk}-cabling.json",
         content_type="application/json",
     )
+
+
+def _handover_file(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """One of `planner.handover.files.KINDS`; one too large to make at once goes back to the
+    handover page with the reason."""
+    design = _sized(request, pk)
+    try:
+        check_size(design=design, kind=kind)
+    except HandoverTooLarge as exc:
+        messages.error(request, exc.message)
+        return redirect("planner:handover", pk=pk)
+    content = handover_file(handover_of(design), kind)
+    name, content_type = KINDS[kind]
+    return download(content, filename=f"design-{pk}-{name}", content_type=content_type)
+
+
+@login_required
+@require_GET
+@design_refusals
+def launch_kit(request: HttpRequest, pk: int) -> HttpResponse:
+    return _handover_file(request, pk, "launch-kit")
+
+
+@login_required
+@require_GET
+@design_refusals
+def infragraph(request: HttpRequest, pk: int) -> HttpResponse:
+    return _handover_file(request, pk, "infragraph")
+
+
+@login_required
+@require_GET
+@design_refusals
+def simai(request: HttpRequest, pk: int) -> HttpResponse:
+    return _handover_file(request, pk, "simai")
+
+
+@login_required
+@require_GET
+@design_refusals
+def bundle(request: HttpRequest, pk: int) -> HttpResponse:
+    return _handover_file(request, pk, "bundle")

@@ -36,7 +36,9 @@ from engine.search import alternatives
 from planner import services
 from planner.frozen import SizedDesigns
 from planner.i18n import translated
+from planner.meaning.labels import nccl_label
 from planner.meaning.svg import ChartRow, meaning_chart_svg
+from planner.meaning.what_if import WhatIfRow, what_if
 from planner.models import Design
 
 # A reference job for documents and the form's first values: a Llama-3-70B-shaped model (Llama
@@ -141,6 +143,11 @@ class CollectiveRow:
     counted: bool
     note: str
     bound_seconds: float = 0.0  # every member sharing the uplinks (engine.comms)
+    algorithm: str = ""  # NCCL's pick (engine.nccl), as the engine names it
+    protocol: str = ""
+    algorithm_label: str = ""  # the same in the reader's language
+    low_seconds: float = 0.0  # the calibration's range
+    high_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -176,6 +183,7 @@ class DesignMeaning:
     growth: GrowthPlan
     growth_rows: tuple[dict[str, Any], ...]
     growth_notes: tuple[str, ...]
+    what_if: tuple[WhatIfRow, ...] = ()  # hypothetical variants of the design (issue 28)
 
     @property
     def bottleneck_label(self) -> str:
@@ -274,6 +282,11 @@ def _collective_rows(found: CommsEstimate) -> tuple[CollectiveRow, ...]:
             counted=c.counted,
             note=translated(c.note) if c.note else "",
             bound_seconds=c.bound,
+            algorithm=c.algorithm,
+            protocol=c.protocol,
+            algorithm_label=nccl_label(c.algorithm, c.protocol),
+            low_seconds=c.low,
+            high_seconds=c.high,
         )
         for c in found.collectives
     )
@@ -372,6 +385,7 @@ def design_meaning(
     job: Job | None,
     with_alternatives: bool = True,
     designs: SizedDesigns | None = None,
+    with_what_if: bool = True,
 ) -> DesignMeaning:
     """The figures of the design page's "what it means" section, the API's `meaning` and the
     proposal's chapter; `job` None leaves out the communication estimate. `designs`: the
@@ -413,6 +427,11 @@ def design_meaning(
         )  # fmt: skip
     report = failure_report(engine, prices)
     growth = growth_steps(engine, catalog, prices)
+    variants = (
+        what_if(engine, job=job, catalog=catalog, prices=prices, label=_short(engine))
+        if with_what_if
+        else ()
+    )
     return DesignMeaning(
         design=design,
         currency=priced.currency,
@@ -427,6 +446,7 @@ def design_meaning(
         growth=growth,
         growth_rows=_growth_rows(growth),
         growth_notes=tuple(translated(note) for note in growth.notes),
+        what_if=variants,
     )
 
 
@@ -464,12 +484,14 @@ def meaning_to_json(meaning: DesignMeaning) -> dict[str, object]:
                 "seconds_per_step": (
                     round(option.estimate.seconds_per_step, 6) if option.estimate else None
                 ),
+                **_range_json(option.estimate),
                 "comparison": option.comparison.to_json() if option.comparison else None,
                 "comparison_text": option.comparison_text,
             }
             for option in meaning.options
         ],
         "alternatives_error": meaning.alternatives_error,
+        "what_if": [row.to_json() for row in meaning.what_if],
         "failures": {
             **meaning.failures.to_json(),
             "effects_text": [row["effect"] for row in meaning.effects],
@@ -479,6 +501,19 @@ def meaning_to_json(meaning: DesignMeaning) -> dict[str, object]:
             "steps_text": [row["description"] for row in meaning.growth_rows],
             "notes_text": [translated(note) for note in meaning.growth.notes],
         },
+    }
+
+
+def _range_json(found: CommsEstimate | None) -> dict[str, float | None]:
+    """An option's bound and calibration range beside its estimate (issue 28)."""
+    if found is None:
+        return dict.fromkeys(
+            ("bound_seconds_per_step", "low_seconds_per_step", "high_seconds_per_step")
+        )
+    return {
+        "bound_seconds_per_step": round(found.bound_seconds_per_step, 6),
+        "low_seconds_per_step": round(found.low_seconds_per_step, 6),
+        "high_seconds_per_step": round(found.high_seconds_per_step, 6),
     }
 
 
@@ -510,6 +545,7 @@ def meaning_chart(meaning: DesignMeaning) -> str:
             seconds=option.estimate.seconds_per_step if option.estimate else None,
             cost_per_gpu=option.cost_per_gpu,
             highlight=option.is_design,
+            bound_seconds=option.estimate.bound_seconds_per_step if option.estimate else None,
         )
         for option in meaning.options
     ]
@@ -521,6 +557,33 @@ def meaning_chart(meaning: DesignMeaning) -> str:
             "currency": meaning.currency,
             "unit_seconds": _("s"),
             "none": _("no job stated"),
+            "bound": _("at most"),
+        },
+    )
+
+
+def what_if_chart(meaning: DesignMeaning) -> str:
+    """The what-if variants: step time (with its bound) and cost per GPU, design first."""
+    rows = [
+        ChartRow(
+            label=row.label if row.is_design else f"{row.label} *",
+            seconds=row.seconds,
+            cost_per_gpu=row.cost_per_gpu,
+            highlight=row.is_design,
+            bound_seconds=row.bound_seconds,
+        )
+        for row in meaning.what_if
+        if not row.error
+    ]
+    return meaning_chart_svg(
+        rows,
+        {
+            "seconds": _("Communication per step"),
+            "cost": _("Network cost per GPU"),
+            "currency": meaning.currency,
+            "unit_seconds": _("s"),
+            "none": _("no job stated"),
+            "bound": _("at most"),
         },
     )
 
@@ -539,7 +602,8 @@ def proposal_meaning(
         return None
     typed = result if result is not None else design.typed_result
     assert typed is not None  # a stored result always decodes to one
-    data = reference_job_data(gpus=design.gpus, gpus_per_server=typed.gpus_per_server)
+    # Tensor parallel over the NVLink domain: a server's GPUs, or a rack-scale rack's.
+    data = reference_job_data(gpus=design.gpus, gpus_per_server=typed.scale_up_gpus)
     try:
         job = job_parse(data=data, design=design)
     except JobInvalid:
@@ -596,7 +660,8 @@ def estimate_text(found: CommsEstimate) -> str:
         )
     for c in found.collectives:
         seconds = (
-            f"{c.seconds:.4f} s (<= {c.bound:.4f} s)"
+            f"{c.seconds:.4f} s [{c.low:.4f}-{c.high:.4f}] (<= {c.bound:.4f} s)"
+            f"{', NCCL ' + c.algorithm + '/' + c.protocol if c.algorithm else ''}"
             if c.counted
             else (translated(c.note) if c.note else "-")
         )
@@ -622,6 +687,8 @@ __all__ = [
     "job_parse",
     "meaning_chart",
     "meaning_to_json",
+    "nccl_label",
     "proposal_meaning",
     "reference_job_data",
+    "what_if_chart",
 ]

@@ -125,7 +125,11 @@ def design_meaning(request: HttpRequest, pk: int) -> HttpResponse:
         except meaning.JobInvalid as exc:
             errors = exc.errors or {"": exc.message}
             found = meaning.design_meaning(design=design, job=None)
-        context.update(meaning=found, chart=meaning.meaning_chart(found))
+        context.update(
+            meaning=found,
+            chart=meaning.meaning_chart(found),
+            what_if_chart=meaning.what_if_chart(found),
+        )
     known = set(FORM_FIELDS)
     context.update(
         fields=_fields(values, errors),

@@ -87,7 +87,7 @@ def test_structured_cabling_range(seed_data):
 
     apc, upc, lc = Connector.MPO12_APC, Connector.MPO12, Connector.LC
     trunk, cord = CableKind.TRUNK, CableKind.PATCH_CORD
-    # OS2 MPO-12/APC trunks 20-150 m (plus NVIDIA's MFP7E30 at 10, 30, 50 and 100 m).
+    # OS2 MPO-12/APC trunks 20-150 m.
     assert {20, 30, 50, 70, 100, 150} <= set(kind_lengths(apc, FibreType.OS2, trunk))
     # OM4 MPO-12/APC trunks to 50 m, the NDR-class multimode limit (NVIDIA structured cabling);
     # no APC multimode trunk is longer than any APC module reaches.
@@ -101,8 +101,11 @@ def test_structured_cabling_range(seed_data):
     # LC duplex OS2 trunks to 1 km: FR4's pods far from the cores (engine.geometry).
     assert {50, 70, 100, 150, 200, 300, 500, 1000} <= set(kind_lengths(lc, FibreType.OS2, trunk))
     assert {1, 2, 3, 5, 10} <= set(kind_lengths(lc, FibreType.OS2, cord))
-    # NVIDIA's MFP7E10 / MFP7E30 are trunks; every new APC cord is a patch cord.
-    assert {c.kind for c in cables if c.sku.startswith("MFP7E")} == {CableKind.TRUNK}
+    # NVIDIA's MFP7E10 / MFP7E30 are point-to-point fibres, module to module (NVIDIA's
+    # SuperPOD BOMs run them leaf to spine with no panel between): patch cords to 50 and 100 m;
+    # every new APC cord is a patch cord too.
+    assert {c.kind for c in cables if c.sku.startswith("MFP7E")} == {CableKind.PATCH_CORD}
+    assert max(kind_lengths(apc, FibreType.OS2, cord)) == 100  # MFP7E30-N100
     assert all(
         c.kind is CableKind.PATCH_CORD
         for c in cables

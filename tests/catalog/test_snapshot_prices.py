@@ -44,7 +44,9 @@ def test_seed_snapshot_cable_kinds(seed_data):
         entry = seed_product(seed_data, cable.sku)
         assert cable.kind is CableKind(entry["spec"].get("kind", "assembly")), cable.sku
     kinds = {c.sku: c.kind for c in snapshot.cables}
-    assert kinds["MFP7E10-N010"] is CableKind.TRUNK
+    # NVIDIA's MFP7E10 crossover fibres run module to module (issue 26, item 5)
+    assert kinds["MFP7E10-N010"] is CableKind.PATCH_CORD
+    assert kinds["MPO12APC-OM4-TRUNK-50M"] is CableKind.TRUNK
     assert kinds["EZMAX-MPO12-OM4-1M"] is CableKind.PATCH_CORD
     assert kinds["MCP4Y10-N001"] is CableKind.ASSEMBLY
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from engine.catalog import CableKind, Connector, FibreType, MediaKind
 from engine.generic import fibre, standard
 from engine.request import parse_request
@@ -57,3 +59,28 @@ def test_an_800g_stand_in_is_a_part_that_ships() -> None:
         if line.catalog_gap and "800G" in line.description:
             assert "SR4" not in line.description, line
             assert "DR4" not in line.description, line
+
+
+def test_the_superpod_in_its_network_racks_is_nvidias_bom() -> None:
+    # NVIDIA's DGX H100 SuperPOD reference architecture places the compute leaves in network
+    # racks of their own, every DGX link optical. Its 4-SU BOM: 1,016 NIC modules (one per
+    # ConnectX-7 port), 1,536 switch twin-port modules and 2,040 fibres. From first principles:
+    # 16 leaves x 32 downlink cages = 512 twin-port modules for the NIC links (1,016 used);
+    # 16 leaves x 32 uplink cages + 8 spines x 64 cages = 1,024 for the leaf-spine links: 1,536.
+    # One MPO-12/APC fibre per 400G link: 16 leaves x 32 cages x 2 = 1,024 leaf-spine and
+    # 1,016 NIC links, 2,040. Each is NVIDIA's point-to-point MFP7E10, no patch panel between.
+    # (Left in the middle of the row, the leaves reach the nearest DGX racks on 4-5 m copper
+    # splitters instead, which cost less: a choice of the layout, not of the parts.)
+    design = size(parse_request({**SUPERPOD, "leaf_placement": "network-rack"}, SEED), SEED, PRICES)
+    modules = Counter[str]()
+    fibres = Counter[str]()
+    for line in design.bom:
+        if line.category == "transceiver":
+            modules[line.sku] += line.quantity
+        elif line.category in ("cable", "fibre"):
+            fibres[line.sku] += line.quantity
+    assert modules == {"MMA4Z00-NS": 1536, "MMA4Z00-NS400": 1016}
+    assert sum(fibres.values()) == 2040
+    assert all(sku.startswith("MFP7E10-") for sku in fibres)
+    assert not [line for line in design.bom if line.category == "patch_panel"]
+    assert design.unpriced_lines == 0

@@ -10,8 +10,9 @@ each design read as an architect reads a BOM:
   may stand in, on runs a splitter reaches (50 m, NVIDIA's limit for splitter cables; past it
   the engine still draws a stand-in module with its harness onto an LC trunk, 14 of these
   1,000 designs, which a harness into an LC panel would replace);
-- the share of fully priced designs, against a ratchet (not the issue's 90 % goal, which the
-  engine does not reach yet: the harnesses and the modules the seed does not sell are the gap).
+- the share of fully priced designs: against a ratchet for the requests as drawn (a named leaf
+  the catalog sells no optic for stays unpriced), and against the issue's 90 % goal for the
+  designs the tool proposes, with the switches, ratio and media left to the engine.
 
 The lane figures below are written out again from ../shared/reference/ports-cages-and-plugs.md
 ("Form factors and what they accept") rather than imported from engine.lanes, so a wrong table
@@ -50,11 +51,14 @@ CAGE = {
     FormFactor.QSFP_DD: (8, 50),
     FormFactor.OSFP: (8, 100),
 }
-# The share of designs with every line priced, measured on this commit's seed: 465 of these
-# 1,000 (46.5 %; 43.0 % before the seed's second round of real parts: LC and MPO/APC trunks,
-# 100G-DR and 200G-FR4 modules). A floor a change may raise and must not lower; the issue's
-# goal is 90 %.
-PRICED_FLOOR = 0.46
+# The share of designs with every line priced, measured on this commit's seed: 645 of these
+# 1,000 (64.5 %; 46.5 % before 200G NICs could take a whole 400G cage on a QSFP56 module and
+# NVIDIA's MFP7E fibres ran point to point; 43.0 % before the seed's second round of real parts).
+# A floor a change may raise and must not lower; the switches named as drawn, so a leaf the
+# catalog sells no optic for stays unpriced.
+PRICED_FLOOR = 0.64
+# Issue 26's goal for the designs the tool proposes (the switches and media left open).
+DEFAULT_PRICED_GOAL = 0.90
 
 
 def _lane_rate(cage: FormFactor, speed_gbps: int) -> int:
@@ -75,12 +79,25 @@ def _breakout_exists(cable: CableSpec) -> bool:
     return not remainder and leg_lanes >= 1 and rate <= far_fastest and leg_lanes <= far_lanes
 
 
+def _lanes_of(standard: str) -> int:
+    """The optical lanes one link of `standard` takes: the figure ending its name (SR4: 4,
+    SR8: 8, SR2: 2), one when there is none or it is 1 (SR, DR, FR1, LR)."""
+    kind = standard.upper().split("BASE-")[-1]
+    digits = kind[len(kind.rstrip("0123456789")) :]
+    return int(digits) if digits else 1
+
+
 def _module_exists(module: TransceiverSpec) -> bool:
     # 800G parallel optics run 8 x 100G lanes: 16 fibres, MPO-16 (IEEE 802.3df SR8/DR8).
     parallel = module.connector in (Connector.MPO12, Connector.MPO12_APC, Connector.MPO16)
     if module.speed_gbps >= 800 and module.links_per_module == 1 and parallel:
         return module.connector == Connector.MPO16
-    return True
+    # Every link a module carries takes its own lanes, and a cage has only so many (the
+    # reference's table: QSFP-DD and OSFP eight, QSFP four): "4 x 100GBASE-SR4" would need
+    # sixteen lanes of a QSFP-DD's eight, "8 x 100GBASE-FR4" thirty-two of an OSFP's.
+    per_link = module.standard.split("x", 1)[-1] if module.links_per_module > 1 else module.standard
+    lanes, _rate = CAGE[module.form_factor]
+    return module.links_per_module * _lanes_of(per_link) <= lanes
 
 
 def _catalog_would_fit(part: object, catalog: CatalogSnapshot, length_m: float) -> str | None:
@@ -161,36 +178,60 @@ def _split_stand_ins(design: Design) -> list[tuple[TransceiverSpec, TransceiverS
     return out
 
 
-def test_a_thousand_random_requests_read_as_an_architect_would() -> None:
+def _read_as_an_architect(design: Design, catalog: CatalogSnapshot, problems: Counter[str]) -> None:
+    for part, length_m in _stand_ins(design):
+        name = getattr(part, "name", "")
+        if isinstance(part, CableSpec) and not _breakout_exists(part):
+            problems[f"lanes that do not exist: {name}"] += 1
+        if isinstance(part, TransceiverSpec) and not _module_exists(part):
+            problems[f"fibres that do not exist: {name}"] += 1
+        sku = _catalog_would_fit(part, catalog, length_m)
+        if sku is not None:
+            problems[f"stand-in {name} where {sku} fits"] += 1
+    for part, far in _split_stand_ins(design):
+        split = _catalog_would_split(part, far)
+        if split is not None:
+            problems[f"stand-in {part.name} where {split}"] += 1
+
+
+def _sweep(*, open_choices: tuple[str, ...]) -> tuple[int, int, Counter[str]]:
+    """REQUESTS designs read as an architect reads them: (designs, fully priced, problems)."""
     catalog = seed_catalog()
     prices = catalog_prices(catalog)
     designs = priced = 0
     problems: Counter[str] = Counter()
     for data in itertools.islice(random_requests(catalog), REQUESTS * 3):
+        for key in open_choices:
+            data.pop(key, None)
         try:
             design = size(parse_request(data, catalog), catalog, prices)
         except (RequestError, DesignError):
             continue  # refused in words (the engine's errors are tested on their own)
         designs += 1
         priced += fully_priced(design)
-        for part, length_m in _stand_ins(design):
-            name = getattr(part, "name", "")
-            if isinstance(part, CableSpec) and not _breakout_exists(part):
-                problems[f"lanes that do not exist: {name}"] += 1
-            if isinstance(part, TransceiverSpec) and not _module_exists(part):
-                problems[f"fibres that do not exist: {name}"] += 1
-            sku = _catalog_would_fit(part, catalog, length_m)
-            if sku is not None:
-                problems[f"stand-in {name} where {sku} fits"] += 1
-        for part, far in _split_stand_ins(design):
-            split = _catalog_would_split(part, far)
-            if split is not None:
-                problems[f"stand-in {part.name} where {split}"] += 1
+        _read_as_an_architect(design, catalog, problems)
         if designs == REQUESTS:
             break
+    return designs, priced, problems
+
+
+def test_a_thousand_random_requests_read_as_an_architect_would() -> None:
+    designs, priced, problems = _sweep(open_choices=())
     assert designs == REQUESTS
     assert not problems, problems.most_common(10)
     assert priced / designs >= PRICED_FLOOR, f"{priced} of {designs} fully priced"
+
+
+def test_a_thousand_default_designs_are_priced_in_full() -> None:
+    # The issue's goal, on the designs the tool proposes: the switches, the oversubscription
+    # and the media left to the engine, as the wizard leaves them (the sizes, fabrics, NICs and
+    # speeds as drawn). Measured on this commit: 905 of 1,000 (90.5 %); the rest wait for
+    # 100G-to-4 x 25G AOCs and SR4 breakouts (25G NICs under QSFP28 leaves) and MPO-to-LC
+    # harnesses, which no public part number confirms yet.
+    designs, priced, problems = _sweep(open_choices=("leaf", "spine", "oversubscription", "media"))
+    assert designs == REQUESTS
+    assert not problems, problems.most_common(10)
+    assert priced / designs >= DEFAULT_PRICED_GOAL, f"{priced} of {designs} fully priced"
 
 
 def test_alternatives_labels_are_true_over_random_requests() -> None:

@@ -235,3 +235,75 @@ def test_panels_find_their_row_past_the_ninety_ninth() -> None:
             if item.role == "leaf":
                 # A leaf in row r's network rack serves row r's servers (row = rack number).
                 assert elevations.device_rack[item.device] == rack.name
+
+
+# --- rack-scale (NVL72-class) racks: issue 28, item 1 ----------------------------------------
+
+
+def test_an_nvl72_rack_shows_every_part_at_its_u_and_its_power() -> None:
+    # DGX GB200 user guide, "Rack Configuration": 18 x 1RU compute trays, 9 x 1RU NVLink switch
+    # trays, 2 management switches, power shelves (8 of 1RU in the reference rack: BCM power
+    # shelf integration). https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html;
+    # https://docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/
+    # powershelf.md. Here 16 of 18 trays run: two spares per rack.
+    catalog = seed()
+    design = size(
+        parse_request(
+            {"gpus": 128, "system": "gb200-nvl72", "fabric": "rail", "leaf": "64x400",
+             "active_trays_per_rack": 16},
+            catalog,
+        ),
+        catalog,
+    )  # fmt: skip
+    up = design.scale_up
+    assert up is not None
+    assert design.racks == 2
+    elevations = design_elevations(design)
+    compute = [rack for rack in elevations.racks if rack.kind == "compute"]
+    assert len(compute) == 2
+    for rack in compute:
+        roles = [item.role for item in rack.items]
+        assert roles.count("server") + roles.count("spare_tray") == 18
+        assert roles.count("spare_tray") == 2
+        assert roles.count("nvlink_switch") == 9
+        assert roles.count("power_shelf") == 8
+        assert roles.count("management_switch") == 2
+        assert "pdu" not in roles  # power shelves on a bus bar, not PDUs
+        assert not rack.over_height
+        assert rack.used_u >= 18 + 9 + 8 + 2
+        # The NVLink switch trays stand between the two groups of compute trays.
+        us = {role: [i.u for i in rack.items if i.role == role] for role in set(roles)}
+        trays = sorted(us["server"] + us["spare_tray"])
+        assert trays[0] < min(us["nvlink_switch"])
+        assert max(us["nvlink_switch"]) < trays[-1]
+        # Its draw: 16 active trays x 5,400 W and the two SN2201 switches (seed: 104 W max).
+        assert rack.power_max_w == up.rack_power_w == 16 * 5400 + 2 * 104
+        assert rack.power_max_w <= up.rack_power_limit_w
+    # Every rack part of the BOM stands in a rack: the drawing and the sheet count the same.
+    placed = {
+        role: sum(item.role == role for rack in compute for item in rack.items)
+        for role in ("nvlink_switch", "power_shelf", "management_switch")
+    }
+    assert placed == {
+        "nvlink_switch": up.nvlink_switch_trays,
+        "power_shelf": up.power_shelves,
+        "management_switch": up.management_switches,
+    }
+    svg = elevations_svg(elevations, SVG_LABELS)
+    ElementTree.fromstring(svg)
+    for device in ("R01-01-nvsw9", "R01-01-ps8", "R01-01-spare2"):
+        assert device in svg
+    headers = {key: key for key in COLUMNS}
+    content = rack_sheet_xlsx(elevations, title="t", headers=headers, sheet_name="s")
+    rows = list(load_workbook(io.BytesIO(content))["s"].iter_rows(values_only=True))[2:]
+    assert sum(1 for row in rows if row[5] == "power_shelf") == up.power_shelves
+
+
+def test_a_rack_scale_rack_over_its_shelves_budget_is_a_warning() -> None:
+    # Top-of-rack leaves in racks whose trays already use all of the budget.
+    design = _design(
+        gpus=128, trays_per_rack=16, tray_power_w=8000, rack_power_kw=128, fabric="rail",
+        leaf="64x400", leaf_placement="tor",
+    )  # fmt: skip
+    elevations = design_elevations(design)
+    assert any("its power shelves feed" in str(w) for w in elevations.warnings)

@@ -5,6 +5,7 @@ bottleneck and the chart of the design against its alternatives (htmx, under the
 import pytest
 
 from planner import services
+from planner.meaning import read_model
 from tests.conftest import load_seed_catalog, screenshot
 from tests.planner.test_browser import console_errors
 from tests.planner.test_meaning_service import GRADIENT_SECONDS_1_1, RAIL_1024
@@ -38,17 +39,30 @@ def test_engineer_states_a_job_and_sees_its_step_time(live_server, page, enginee
     # Left empty, data parallel is what tensor x pipeline leaves: 1,024 / 8 = 128.
     page.fill("#job-data_parallel", "")
     page.get_by_test_id("job-estimate").click()
-    # The gradients' ReduceScatter+AllGather: 0.731 s a step in cabling order, at most
-    # 3 x 0.731086 = 2.193 s with every member on the 3:1 leaf uplinks.
-    expected = f"{GRADIENT_SECONDS_1_1:.6f}"
+    # The gradients' ReduceScatter+AllGather: bandwidth alone 0.731 s a step in cabling order,
+    # 3 x 0.731086 = 2.193 s with every member on the 3:1 leaf uplinks; the page shows NCCL's
+    # model of them (engine.nccl: each bucket's latency and the algorithm NCCL picks).
+    job = read_model.job_parse(
+        data={"parameters": "70B", "tensor_parallel": 8, "sharding": "optimizer",
+              "compute_seconds_per_step": 5},
+        design=design,
+    )  # fmt: skip
+    est = read_model.design_meaning(design=design, job=job, with_what_if=False).estimate
+    assert est is not None
+    assert est.bandwidth_seconds_per_step == pytest.approx(GRADIENT_SECONDS_1_1, rel=1e-6)
+    expected = f"{est.seconds_per_step:.6f}"
     page.wait_for_selector(f'[data-testid=step-seconds][data-value="{expected}"]')
-    assert page.get_by_test_id("step-seconds").inner_text() == "0.731 s"
-    assert page.get_by_test_id("step-bound").inner_text() == "2.193 s"
+    assert page.get_by_test_id("step-seconds").inner_text() == f"{est.seconds_per_step:.3f} s"
+    bound = f"{est.bound_seconds_per_step:.3f} s"
+    assert page.get_by_test_id("step-bound").inner_text() == bound
     assert "spine" in page.get_by_test_id("bottleneck").inner_text()
     chart = page.locator("[data-testid=meaning-chart] svg")
     assert chart.is_visible()
     # One bar row per option: the design and its alternatives, the design's bar highlighted.
     assert chart.locator("rect.design").count() == 2
+    # The bound drawn beside the estimate (a dashed outline) where it is longer: at 3:1, ours.
+    assert chart.locator("rect.bound").count() >= 1
+    assert page.get_by_test_id("what-if").is_visible()
     assert page.locator("[data-testid=comparisons] li").count() >= 1
     screenshot(page, "design-meaning")
     assert errors == [], errors

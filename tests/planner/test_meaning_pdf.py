@@ -38,6 +38,16 @@ def test_the_proposal_carries_the_chapter(engineer, language):
                         "Recommended spares"):  # fmt: skip
             assert "".join(gettext(heading).split()) in flat
     assert f"{found.estimate.seconds_per_step:.3f}" in text
+    # Issue 28: NCCL's pick for each counted collective, and the what-if variants.
+    for c in found.collectives:
+        if c.counted:
+            with translation.override(language):
+                label = meaning.nccl_label(c.algorithm, c.protocol)
+            assert "".join(label.split()) in flat
+    with translation.override(language):
+        assert "".join(gettext("What if (hypothetical variants)").split()) in flat
+    assert len(found.what_if) > 1
+    assert all(not row.is_design for row in found.what_if[1:])
     assert f"{found.failures.network_per_month:.2f}" in text
     for spare in found.failures.spares:
         # A spare without SKU (the inline 64x400 leaf) is named in the document's language.

@@ -132,6 +132,16 @@ CASES = (
         path=("oob", "nic_speed"),
         wizard={"oob_plane": "on"},
     ),
+    # Rack-scale systems (issue 28, item 1). A system fills in its tray (4 GPUs, 4 NICs); the
+    # wizard, choosing it, drops the 8-GPU server the scenario filled in for it.
+    Case("system", "gb200-nvl72", "gb200-nvl72"),
+    # Trays per rack alone make the server a tray of a rack-scale rack (8 trays of 8 GPUs).
+    Case("trays_per_rack", 16, 16),
+    Case("active_trays_per_rack", 4, 4, base={"trays_per_rack": 8}),  # default: all 8 run
+    Case("nvlink_switch_trays", 6, 6, base={"trays_per_rack": 8}),  # default: 4, one per two
+    Case("tray_power_w", 6000, 6000, base={"trays_per_rack": 8}),  # default 5,400
+    Case("rack_power_kw", 100.0, 100.0, base={"trays_per_rack": 8}),  # default 132
+    Case("cooling", "air", "air", base={"trays_per_rack": 8}),  # default liquid
 )
 CASE_IDS = [case.name for case in CASES]
 
@@ -410,3 +420,33 @@ def _selected_speed(html: str) -> str:
     selected = re.findall(r'<option value="(\d+)" selected>', picker.group(0))
     assert len(selected) == 1, selected
     return str(selected[0])
+
+
+# --- a rack-scale system in the wizard ---------------------------------------------------------
+
+
+def test_choosing_a_system_in_the_wizard_takes_its_tray(catalog, engineer, engineer_client):
+    """The scenario filled in 8-GPU servers; choosing GB200 NVL72 on the same step makes each
+    server a tray of 4 GPUs with 4 NICs at 400G (DGX GB200 user guide, "Compute Trays":
+    https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html), 18 to a rack."""
+    base = {**BASE, "gpus": 576}
+    draft = services.design_save_draft(owner=engineer, request_data=base, name="NVL72")
+    data = {**_step_post("gpus", base), "system": "gb200-nvl72", "action": "next"}
+    response = engineer_client.post(reverse("planner:wizard", args=[draft.pk, "gpus"]), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    draft.refresh_from_db()
+    assert draft.result is not None, draft.request
+    request = draft.result["request"]
+    assert (request["gpus_per_server"], request["rails"], request["nic_speed"]) == (4, 4, 400)
+    assert (request["trays_per_rack"], request["servers_per_rack"]) == (18, 18)
+    assert draft.result["racks"] == 8
+    assert draft.result["scale_up"]["nvlink_switch_trays"] == 72
+    # Taking the system away again: the racks hold servers, with the tray the page still shows.
+    base = dict(request)
+    data = {**_step_post("gpus", base), "system": "", "action": "next"}
+    response = engineer_client.post(reverse("planner:wizard", args=[draft.pk, "gpus"]), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    draft.refresh_from_db()
+    assert draft.result is not None, draft.request
+    assert "scale_up" not in draft.result
+    assert not {"system", "trays_per_rack"} & set(draft.result["request"])
