@@ -37,3 +37,13 @@ def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+def post_worker_init(worker: Any) -> None:
+    """Freeze what the loaded app allocated (modules, models, URL patterns, settings) out of the
+    garbage collector's reach: a full collection otherwise walks all of it every few requests,
+    for nothing, as none of it is garbage. Measured on the quotes list (bench.load's endpoint,
+    PostgreSQL): 3.6 ms of CPU per request before, 3.0-3.1 ms frozen."""
+    import gc
+
+    gc.freeze()
