@@ -72,7 +72,13 @@ def handover(request: HttpRequest, pk: int) -> HttpResponse:
     # that a browser never finished loading; the SVG and XLSX downloads carry them all.
     design = _sized(request, pk)
     context = handover_page(design=design, page=request.GET.get("page"))
-    return render(request, "planner/handover/handover.html", {"design": design, **context})
+    # A rack-scale rack has trays and power shelves, not servers and PDUs: the legend says so.
+    rack_scale = bool((design.result or {}).get("scale_up"))
+    return render(
+        request,
+        "planner/handover/handover.html",
+        {"design": design, "rack_scale": rack_scale, **context},
+    )
 
 
 @login_required

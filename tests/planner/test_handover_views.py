@@ -308,3 +308,31 @@ def test_a_very_large_design_page_fetches_its_elevations_after_loading(
     again = client.get(reverse("planner:design-detail", args=[large.pk])).content.decode()
     assert 'data-testid="design-elevations-later"' not in again
     assert _drawn_racks(again) == _drawn_racks(section)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "trays", "servers"),
+    [
+        ("en", "NVLink switch trays are drawn 1U", "two 1U PDUs"),
+        ("zh-hans", "NVLink 交换托盘按其在机柜中的位置绘制", "每个机柜底部有两个 1U PDU"),
+    ],
+)
+def test_a_rack_scale_design_is_drawn_with_trays_and_shelves_not_servers_and_pdus(
+    client, engineer, settings, language, trays, servers
+):
+    # A GB200 NVL72 rack holds 1U compute and NVLink switch trays between its power shelves:
+    # the page's legend says so, not the 8-GPU server's "two 1U PDUs at the bottom".
+    settings.LANGUAGE_CODE = language
+    load_seed_catalog()
+    rack = services.design_create(
+        owner=engineer, name="NVL72", request_data={"gpus": 144, "system": "gb200-nvl72"}
+    )
+    plain = services.design_create(owner=engineer, name="HGX", request_data=REQUEST)
+    client.force_login(engineer)
+    rack_page = client.get(reverse("planner:handover", args=[rack.pk])).content.decode()
+    plain_page = client.get(reverse("planner:handover", args=[plain.pk])).content.decode()
+    assert trays in rack_page
+    assert servers not in rack_page
+    assert servers in plain_page
+    assert "R01-01-nvsw1" in rack_page  # the NVLink switch trays are drawn
