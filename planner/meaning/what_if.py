@@ -33,7 +33,7 @@ from planner.i18n import translated
 
 NIC_STEPS = (100, 200, 400, 800)  # the compute NIC speeds a step up or down moves between
 RATIOS = (1.0, 2.0, 3.0)
-_CACHE: OrderedDict[tuple[str, str], EngineDesign | str] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, str, str], EngineDesign | str] = OrderedDict()
 _CACHE_SIZE = 128
 
 
@@ -112,14 +112,18 @@ def _variants(design: EngineDesign) -> list[tuple[str, str, str, DesignRequest]]
     return out
 
 
-def _sized(request: DesignRequest, catalog: CatalogSnapshot) -> EngineDesign | str:
-    key = (catalog.version, repr(request))
+def _sized(
+    request: DesignRequest, catalog: CatalogSnapshot, prices: Mapping[str, Decimal]
+) -> EngineDesign | str:
+    # Sized with the prices the design was sized with, so an open choice (the switches of a
+    # NIC-speed variant) goes the way the design's own did: to the lowest priced cost.
+    key = (catalog.version, str(hash(frozenset(prices.items()))), repr(request))
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
     found: EngineDesign | str
     try:
-        found = size(request, catalog)
+        found = size(request, catalog, prices)
     except DesignError as exc:
         found = translated(exc.text)
     except RequestError as exc:
@@ -172,8 +176,8 @@ def what_if(
     """The design first, then each hypothetical variant; `label`: the design's own name."""
     rows = [_row("design", "design", label, design, job=job, prices=prices, catalog=catalog)]
     for key, kind, text, request in _variants(design):
-        rows.append(_row(key, kind, text, _sized(request, catalog), job=job, prices=prices,
-                         catalog=catalog))  # fmt: skip
+        rows.append(_row(key, kind, text, _sized(request, catalog, prices), job=job,
+                         prices=prices, catalog=catalog))  # fmt: skip
     return tuple(rows)
 
 

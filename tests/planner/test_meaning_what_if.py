@@ -59,9 +59,11 @@ def test_variants_are_sized_once_per_process(design, monkeypatch):
     sized: list[object] = []
     real = what_if_module.size
 
-    def counting(request, catalog):
+    def counting(request, catalog, prices):
+        # Sized with the design's own prices, so an open choice goes the way the design's did.
+        assert prices
         sized.append(request)
-        return real(request, catalog)
+        return real(request, catalog, prices)
 
     monkeypatch.setattr(what_if_module, "size", counting)
     _meaning(design)
