@@ -53,10 +53,13 @@ def simai_parameters(design: Design) -> dict[str, float | int]:
     plane = design.compute
     shape = plane.shape
     per_gpu = plane.bandwidth_per_gpu_gbps / 8 * NIC_EFFICIENCY
+    # SimAI's "server" is the scale-up domain its NVLink joins: a rack-scale rack (72 GPUs of a
+    # GB200 NVL72 across 18 trays, with the 72 NICs of its trays), else one server.
+    trays = design.scale_up_gpus // design.gpus_per_server
     return {
         "gpus": design.gpus,
-        "gpus_per_server": design.gpus_per_server,
-        "nics_per_server": shape.ports_per_server * shape.fabric_planes,
+        "gpus_per_server": design.scale_up_gpus,
+        "nics_per_server": shape.ports_per_server * shape.fabric_planes * trays,
         # SimAI's -nic is one NIC port's bandwidth (its example: 48.5 for 400G).
         "nic_gbytes_per_s": round(shape.nic_speed_gbps / 8 * NIC_EFFICIENCY, 2),
         "dp_busbw": round(per_gpu / _over(design, spines=True), 2),

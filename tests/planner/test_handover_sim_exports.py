@@ -231,6 +231,14 @@ def test_simai_busbw_follows_the_example_layout_with_the_designs_bandwidth(desig
     assert b"-g 1024 -g_p_s 8 -n_p_s 8 -nic 47.5" in script
 
 
+def test_simai_takes_a_rack_scale_rack_as_one_server() -> None:
+    # SimAI's -g_p_s is the scale-up size: a GB200 NVL72 rack joins 18 trays x 4 GPUs over its
+    # NVLink switch trays (72), each tray with 4 x 400G NICs: 72 NIC ports per "server".
+    rack = size(parse_request({"gpus": 144, "system": "gb200-nvl72"}, CATALOG), CATALOG)
+    script = zipfile.ZipFile(io.BytesIO(simai_zip(rack, name="r"))).read("simai_analytical.sh")
+    assert b"-g 144 -g_p_s 72 -n_p_s 72 -nic 47.5" in script
+
+
 # --- Pages and API ---------------------------------------------------------------------------
 
 # 64 GPUs = 8 servers x 8 rails = 64 links: one 64 x 400G leaf takes them all, one tier.
