@@ -15,7 +15,12 @@ design itself. The steps, in the order a customer meets them:
 
 Cables never move before that last step, unless the design was built for today (`build =
 today`): its leaves carry uplinks for today's servers only, and growing starts by spreading them
-again."""
+again. A step's `cables_moved` is what the grown design's cabling schedule re-lands, where the
+two schedules differ (`engine.relanding` counts it from the port formulas both follow, one pod
+and plane of each kind, without reading either), not the least a re-landing could do: the
+installer ends on the grown design's documents (labels, NetBox, the as-built check), so those
+are the moves made. `step_relanding` lists them, cable end by cable end, visiting every link:
+seconds at 100,000 GPUs, so it is asked for on demand, never to show the plan."""
 
 from __future__ import annotations
 
@@ -28,6 +33,7 @@ from engine.design import Design
 from engine.errors import DesignError
 from engine.fabric import ceil_div
 from engine.money import per_unit
+from engine.relanding import Relanding, relanding, schedule_relanding
 from engine.request import Build, DesignRequest
 from engine.sizing import size
 from engine.text import Text, gettext_noop, text
@@ -165,7 +171,9 @@ class _Sizer:
         self.design = design
         self.catalog = catalog
         self.prices = prices
-        self.memo: dict[int, Design] = {}
+        # Today is the design as quoted: re-sized with its shape pinned it may differ (a top
+        # tier sized for today's pods only), and the first step starts from what is installed.
+        self.memo: dict[int, Design] = {design.servers: design}
 
     def request(self, servers: int) -> DesignRequest:
         design = self.design
@@ -200,46 +208,71 @@ def _step(
     after: Design,
     repeat: int,
     description: Text,
-    cables_moved: int = 0,
+    cables_moved: int | None = None,
+    moving: Text | None = None,
 ) -> GrowthStep:
+    """A step from `before` to `after`; the cables it moves are those the schedules differ in,
+    unless the caller counted them (a rebuild). `description` says no cable moves; where the
+    grown schedule re-lands some all the same (today's design sized its top tier for today
+    only), `moving` says the step without that claim and the re-landing follows it."""
     parts, cost, unpriced = _parts(_diff(before, after), sizer.prices)
+    if cables_moved is None:
+        moves = relanding(before, after)
+        cables_moved = moves.moved + moves.server_moved
+        if cables_moved and moving is not None:
+            description = moving
+        if moves.moved and moving is not None:
+            description = text(
+                gettext_noop("%(step)s The grown design's cabling schedule re-lands "
+                             "%(moved)s of today's %(cables)s switch-to-switch cables."),
+                step=moving, moved=moves.moved, cables=moves.cables,
+            )  # fmt: skip
+        description = _with_servers(description, moves)
     return GrowthStep(
         kind=kind, gpus_before=before.gpus, gpus_after=after.gpus, repeat=repeat, parts=parts,
         cables_moved=cables_moved, cost=cost, unpriced_lines=unpriced, description=description,
     )  # fmt: skip
 
 
+def _with_servers(description: Text, moves: Relanding) -> Text:
+    """`description`, and the server cables the grown schedule moves when its units hold other
+    numbers of servers than today's (a unit sized for an even spread of today's uplinks)."""
+    if not moves.server_moved:
+        return description
+    return text(
+        gettext_noop("%(step)s The grown design's units hold other numbers of servers: its "
+                     "schedule also moves %(moved)s of today's %(cables)s server cables to "
+                     "other leaf ports."),
+        step=description, moved=moves.server_moved, cables=moves.server_cables,
+    )  # fmt: skip
+
+
 def _top_tier_step(sizer: _Sizer, base: Design, limit_servers: int) -> GrowthStep | None:
-    """New spines (two tiers) or cores (three) for the tier's last growth: counted from the
-    shape, since at the limit every spine (core) port meets one leaf (pod) with one link: a
-    leaf's u uplinks go one to each of u spines; a spine's core links one to each core of its
-    group. Every existing leaf (spine) moves the links that now belong to the new switches."""
+    """New spines (two tiers) or cores (three) for the tier's last growth: at the limit every
+    spine (core) port meets one leaf (pod) with one link, so a leaf's u uplinks go one to each
+    of u spines; a spine's core links one to each core of its group. The cables moved are
+    those the grown design's schedule lands elsewhere (`engine.relanding`)."""
     design = sizer.design
     shape = base.compute.shape
     planes = shape.fabric_planes
     g = design.gpus_per_server
     full = design.compute.growth.max_gpus_same_tiers
     if shape.tiers == 2:
-        role, now = "spine", shape.spines_per_pod
-        needed = shape.leaf_uplinks
-        lower = limit_servers // shape.group_servers * shape.leaves_per_group * planes
-        moved = lower * (shape.leaf_uplinks - shape.leaf_uplinks * now // needed)
+        role, now, needed = "spine", shape.spines_per_pod, shape.leaf_uplinks
         template = gettext_noop(
             "Add %(new)s spines (%(now)s to %(needed)s per plane): each leaf's %(links)s "
-            "uplinks spread one to each spine, so %(moved)s leaf-spine cables move; then add "
-            "units as before up to %(gpus)s GPUs."
+            "uplinks spread one to each spine, and the grown design's cabling schedule "
+            "re-lands %(moved)s of today's %(cables)s leaf-to-spine cables on other spine ports; "
+            "then add units as before up to %(gpus)s GPUs."
         )
         links = shape.leaf_uplinks
     elif shape.tiers == 3:
-        role, now = "core", shape.cores_per_group
-        needed = shape.spine_uplinks
-        pods = limit_servers // (shape.group_servers * shape.groups_per_pod)
-        lower = pods * shape.spines_per_pod * planes
-        moved = lower * (shape.spine_uplinks - shape.spine_uplinks * now // needed)
+        role, now, needed = "core", shape.cores_per_group, shape.spine_uplinks
         template = gettext_noop(
-            "Add %(new)s cores (%(now)s to %(needed)s per plane): each spine's "
-            "%(links)s core links spread one to each core, so %(moved)s spine-core cables "
-            "move; then add pods as before up to %(gpus)s GPUs."
+            "Add %(new)s cores (%(now)s to %(needed)s per plane): each spine's %(links)s core "
+            "links spread one to each core, and the grown design's cabling schedule re-lands "
+            "%(moved)s of today's %(cables)s switch-to-switch cables on other core ports; then "
+            "add pods as before up to %(gpus)s GPUs."
         )
         links = shape.spine_uplinks
     else:
@@ -253,19 +286,21 @@ def _top_tier_step(sizer: _Sizer, base: Design, limit_servers: int) -> GrowthSte
     assert tier is not None
     counts = {("switch", tier.sku or "", tier.sku or tier.description): new}
     parts, cost, unpriced = _parts(counts, sizer.prices)
+    moves = relanding(sizer.at(limit_servers), sizer.at(full // g))
     return GrowthStep(
         kind="add_spines" if role == "spine" else "add_cores",
         gpus_before=limit_servers * g,
         gpus_after=full,
         repeat=1,
         parts=parts,
-        cables_moved=moved,
+        cables_moved=moves.moved + moves.server_moved,
         cost=cost,
         unpriced_lines=unpriced,
-        description=text(
-            template, new=new, now=per_now, needed=per_needed, links=links, moved=moved, gpus=full
-        ),
-    )
+        description=_with_servers(text(
+            template, new=new, now=per_now, needed=per_needed, links=links, moved=moves.moved,
+            cables=moves.cables, gpus=full,
+        ), moves),
+    )  # fmt: skip
 
 
 def growth_steps(
@@ -345,21 +380,38 @@ def _rebuild_for_growth(
     steps: list[GrowthStep],
 ) -> Design | None:
     """The design built for growth, with the step that rebuilds today's units into it; None
-    when no cable would move."""
+    when it is today's design (no cable moves, the same units and uplinks)."""
     rebuilt = size(replace(design.request, build=Build.GROWTH), catalog, prices)
-    server_moves, uplink_moves = _rebuild_moves(design, rebuilt)
-    if not (server_moves or uplink_moves):
+    moves = _rebuild_moves(design, rebuilt)
+    if moves is None:
         return None
     steps.append(
         _step(sizer, "rebuild_for_growth", design, rebuilt, 1,
-              text(gettext_noop("Built for today: before adding servers, rebuild "
-                                "the units for growth: %(servers)s server links "
-                                "move to other leaves and up to %(uplinks)s "
-                                "leaf-spine links are spread again."),
-                   servers=server_moves, uplinks=uplink_moves),
-              cables_moved=server_moves + uplink_moves)
+              text(gettext_noop("Built for today: before adding servers, rebuild the units "
+                                "for growth: the rebuilt design's cabling schedule re-lands "
+                                "%(moved)s of today's %(cables)s cables."),
+                   moved=moves.moved, cables=moves.cables),
+              cables_moved=moves.moved)
     )  # fmt: skip
     return rebuilt
+
+
+def _rebuild_moves(design: Design, rebuilt: Design) -> Relanding | None:
+    """The cables rebuilding today's design for growth moves; None when the rebuilt design is
+    today's (no cable moves, the same units and uplinks): the plan then grows today's."""
+    # The schedule is read from these alone (`cabling.iter_cabling`): when they agree it is
+    # today's cable for cable, and large designs, whose units are full either way, are not
+    # read in full on every page (millions of rows at 100,000 GPUs).
+    same = (rebuilt.planes, rebuilt.servers, rebuilt.request.layout)
+    if same == (design.planes, design.servers, design.request.layout):
+        return None
+    # Units change size, so servers move to other leaves: the whole schedule is compared.
+    moves = schedule_relanding(design, rebuilt)
+    old, new = design.compute.shape, rebuilt.compute.shape
+    shape = ("group_servers", "leaf_uplinks", "spines_per_pod", "leaf_spine_links", "pods")
+    if not moves.moved and all(getattr(old, f) == getattr(new, f) for f in shape):
+        return None
+    return moves
 
 
 def _unit_and_pod_steps(
@@ -376,7 +428,9 @@ def _unit_and_pod_steps(
             _step(sizer, "fill_unit", base, after, 1,
                   text(gettext_noop("Fill the last unit with %(servers)s servers: its "
                                     "leaves and uplinks are already there."),
-                       servers=full - servers))
+                       servers=full - servers),
+                  moving=text(gettext_noop("Fill the last unit with %(servers)s servers."),
+                              servers=full - servers))
         )  # fmt: skip
     per_pod = shape.groups_per_pod if shape.tiers == 3 else 0
     units = full // unit
@@ -392,29 +446,13 @@ def _unit_and_pod_steps(
                   text(gettext_noop("Add a pod of %(units)s units (%(gpus)s GPUs) with its "
                                     "%(spines)s spines, on free core ports; no cable "
                                     "moves."),
-                       units=per_pod, gpus=pod * g, spines=shape.spines_per_pod))
+                       units=per_pod, gpus=pod * g, spines=shape.spines_per_pod),
+                  moving=text(gettext_noop("Add a pod of %(units)s units (%(gpus)s GPUs) "
+                                           "with its %(spines)s spines."),
+                              units=per_pod, gpus=pod * g, spines=shape.spines_per_pod))
         )  # fmt: skip
     elif not per_pod and full + unit <= limit:
         steps.append(_unit_step(sizer, full, unit, (limit - full) // unit))
-
-
-def _rebuild_moves(today: Design, growth: Design) -> tuple[int, int]:
-    """(server links, leaf-spine links) that move when units built for today are rebuilt for
-    growth: a server whose unit changes moves all its links; when the leaves' uplinks or the
-    spines change, every leaf-spine link may be re-landed (counted in full, an upper bound)."""
-    old, new = today.compute.shape, growth.compute.shape
-    uplinks = sum(lg.links for lg in today.compute.links if lg.a == "leaf" and lg.b == "spine")
-    same_top = (old.leaf_uplinks, old.spines_per_pod, old.leaf_spine_links, old.pods) == (
-        new.leaf_uplinks, new.spines_per_pod, new.leaf_spine_links, new.pods,
-    )  # fmt: skip
-    links = old.ports_per_server * old.fabric_planes
-    servers = 0
-    if old.group_servers != new.group_servers:
-        # Units are runs of consecutive servers: server i is in unit i // size, either way.
-        servers = sum(
-            1 for i in range(old.servers) if i // old.group_servers != i // new.group_servers
-        )
-    return servers * links, 0 if same_top else uplinks
 
 
 def _unit_step(sizer: _Sizer, full: int, unit: int, repeat: int) -> GrowthStep:
@@ -425,7 +463,33 @@ def _unit_step(sizer: _Sizer, full: int, unit: int, repeat: int) -> GrowthStep:
         text(gettext_noop("Add a unit of %(servers)s servers: %(leaves)s leaves, their server "
                           "links and their uplinks to free spine ports; no cable moves."),
              servers=unit, leaves=leaves),
+        moving=text(gettext_noop("Add a unit of %(servers)s servers: %(leaves)s leaves, "
+                                 "their server links and their uplinks."),
+                    servers=unit, leaves=leaves),
     )  # fmt: skip
+
+
+def step_relanding(
+    design: Design,
+    catalog: CatalogSnapshot,
+    step: GrowthStep,
+    prices: Mapping[str, Decimal] | None = None,
+) -> Relanding:
+    """What an installer follows for `step` of `growth_steps(design, ...)`: each switch-to-switch
+    cable the grown schedule lands elsewhere, its leaf (spine) end and its spine (core) end
+    before and after; server cables on other leaf ports are counted, not listed. Every link
+    is visited (seconds at 100,000 GPUs): for the installer's list, not to show the plan."""
+    base = design
+    if design.request.build == Build.TODAY:
+        rebuilt = size(replace(design.request, build=Build.GROWTH), catalog, prices)
+        if step.kind == "rebuild_for_growth":
+            return relanding(design, rebuilt, with_moves=True)
+        if _rebuild_moves(design, rebuilt) is not None:  # the plan grows the rebuilt design
+            base = rebuilt
+    sizer = _Sizer(base, catalog, prices)
+    g = design.gpus_per_server
+    before, after = sizer.at(step.gpus_before // g), sizer.at(step.gpus_after // g)
+    return relanding(before, after, with_moves=True)
 
 
 def _plan(
@@ -440,4 +504,4 @@ def _plan(
     )
 
 
-__all__ = ["GrowthPart", "GrowthPlan", "GrowthStep", "growth_steps"]
+__all__ = ["GrowthPart", "GrowthPlan", "GrowthStep", "growth_steps", "step_relanding"]

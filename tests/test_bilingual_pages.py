@@ -66,6 +66,8 @@ LATIN_TERMS = {
     # as vendors' documentation in either language names them.
     "wred", "ets", "mtu", "lldp", "udp", "rss", "rx", "tx", "iov", "gpudirect",
     "incast",  # the congestion pattern's name; Chinese papers write it so
+    # Tools the handover files are for, named as their makers name them in either language.
+    "launch", "kit", "astra", "sim", "infragraph", "simai",
 }  # fmt: skip
 
 

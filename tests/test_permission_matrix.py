@@ -495,6 +495,11 @@ READS = {
     "/api/v1/designs/{id}/meaning/": _design_read("meaning/"),
     # 64 GPUs: under LABELS_SYNC_MAX_CABLES, so the owner's answer is the PDF itself (200).
     "/api/v1/designs/{id}/labels.pdf/": _design_read("labels.pdf"),
+    # The handover files (planner.api.handover): 64 GPUs, far under every size limit.
+    "/api/v1/designs/{id}/handover/launch-kit.zip/": _design_read("handover/launch-kit.zip"),
+    "/api/v1/designs/{id}/handover/infragraph.json/": _design_read("handover/infragraph.json"),
+    "/api/v1/designs/{id}/handover/simai.zip/": _design_read("handover/simai.zip"),
+    "/api/v1/designs/{id}/handover/handover.zip/": _design_read("handover/handover.zip"),
     "/api/v1/designs/{id}/exports/{job_id}/": _export_read(""),
     "/api/v1/designs/{id}/exports/{job_id}/download/": _export_read("download/"),
     "/api/v1/designs/{id}/as-built/{check_id}/": _asbuilt_read,

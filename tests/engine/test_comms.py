@@ -404,6 +404,7 @@ def test_tensor_parallel_stays_on_nvlink_across_a_rack_scale_domain() -> None:
     assert servers.scale_up_gpus == 4
     on_rack = estimate(parse_job(job), rack).collective("tensor_parallel")
     on_servers = estimate(parse_job(job), servers).collective("tensor_parallel")
-    assert on_rack is not None and on_servers is not None
+    assert on_rack is not None
+    assert on_servers is not None
     assert on_rack.tier == "nvlink"
     assert on_servers.tier != "nvlink"
