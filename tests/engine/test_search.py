@@ -300,3 +300,22 @@ def test_a_management_switch_is_never_a_25g_compute_leaf() -> None:
     # its four 100G ports broken out into 16 x 25G.
     options = alternatives(parse_request({"gpus": 64, "nic_speed": 25}, SEED), SEED, SEED_PRICES)
     assert all(o.compute.tiers[0].switch != "MSN2201-CB2F" for o in options)
+
+
+def test_when_every_option_has_a_switch_to_find_the_cheapest_is_the_default() -> None:
+    # 15,048 GPUs on dual-port 10G NICs, top of rack: no catalog switch builds it (the SN2410's
+    # mixed SFP28 and QSFP28 ports cannot be a 25G core; the SN2700 runs no 10G), so every
+    # option has an inline switch, estimated. One inline tier under 400G catalog spines broken
+    # out to 10G needs thousands of spines; three inline tiers need a few hundred. How many
+    # tiers are inline must not outrank what the option costs.
+    from engine.search import _invented_switches, _sized_candidates
+
+    request = parse_request(
+        {"gpus": 15048, "gpus_per_server": 8, "nic": "NETI710-2CP", "fabric": "tor"}, SEED
+    )
+    options = _sized_candidates(request, SEED, SEED_PRICES)
+    assert all(_invented_switches(option) for option in options)
+    chosen = size(request, SEED, SEED_PRICES)
+    cheapest = min(option.cost / option.gpus for option in options if option.cost is not None)
+    assert chosen.cost is not None
+    assert chosen.cost / chosen.gpus == cheapest
