@@ -537,6 +537,17 @@ def job_for_design(*, design: Design, data: object, ignore: tuple[str, ...] = ()
     return job_parse(data=values, design=design)
 
 
+def _chart_words(meaning: DesignMeaning) -> dict[str, str]:
+    return {
+        "seconds": _("Communication per step"),
+        "cost": _("Network cost per GPU"),
+        "currency": meaning.currency,
+        "unit_seconds": _("s"),
+        "none": _("no job stated"),
+        "bound": _("at most"),
+    }
+
+
 def meaning_chart(meaning: DesignMeaning) -> str:
     """The design and its alternatives: communication per step and network cost per GPU."""
     rows = [
@@ -549,17 +560,7 @@ def meaning_chart(meaning: DesignMeaning) -> str:
         )
         for option in meaning.options
     ]
-    return meaning_chart_svg(
-        rows,
-        {
-            "seconds": _("Communication per step"),
-            "cost": _("Network cost per GPU"),
-            "currency": meaning.currency,
-            "unit_seconds": _("s"),
-            "none": _("no job stated"),
-            "bound": _("at most"),
-        },
-    )
+    return meaning_chart_svg(rows, _chart_words(meaning))
 
 
 def what_if_chart(meaning: DesignMeaning) -> str:
@@ -575,17 +576,7 @@ def what_if_chart(meaning: DesignMeaning) -> str:
         for row in meaning.what_if
         if not row.error
     ]
-    return meaning_chart_svg(
-        rows,
-        {
-            "seconds": _("Communication per step"),
-            "cost": _("Network cost per GPU"),
-            "currency": meaning.currency,
-            "unit_seconds": _("s"),
-            "none": _("no job stated"),
-            "bound": _("at most"),
-        },
-    )
+    return meaning_chart_svg(rows, _chart_words(meaning))
 
 
 def proposal_meaning(
