@@ -493,3 +493,44 @@ FIELD_TERMS: dict[str, str] = {
 def glossary_term(field_name: str) -> str:
     """The glossary anchor a wizard field's hint links to ("" for none)."""
     return FIELD_TERMS.get(str(field_name), "")
+
+
+# A domain error's problem title (the API's `title`), in the reader's language, by its code.
+ERROR_TITLES: dict[str, Promise] = {
+    "approval_required": _("Approval required"),
+    "asbuilt_upload_invalid": _("As-built file not readable"),
+    "catalog_changed_since_preview": _("Catalog changed since the preview"),
+    "content_changed": _("Content changed"),
+    "crm_id_taken": _("CRM id already used"),
+    "design_engine_changed": _("Sized by another engine version"),
+    "design_frozen": _("Design is frozen"),
+    "design_has_no_result": _("Design has no result"),
+    "design_in_use": _("Design in use"),
+    "design_is_draft": _("Design is a draft"),
+    "design_not_feasible": _("No design fits"),
+    "design_not_yours": _("Not your design"),
+    "document_corrupt": _("Document damaged"),
+    "export_corrupt": _("Export damaged"),
+    "export_not_ready": _("Export not ready"),
+    "frozen_design_has_no_result": _("Frozen design has no result"),
+    "handover_too_large": _("Too large for one request"),
+    "invalid": _("Invalid input"),
+    "invalid_design_request": _("Invalid design request"),
+    "invalid_job": _("Invalid training job"),
+    "invalid_lines": _("Invalid quote lines"),
+    "invalid_quote": _("Invalid quote"),
+    "label_sheet_too_large": _("Label sheet too large"),
+    "no_team": _("No team"),
+    "not_allowed": _("Not allowed"),
+    "not_found": _("Not found"),
+    "not_permitted": _("Not permitted"),
+    "permission_denied": _("Permission denied"),
+    "quote_expired": _("Quote expired"),
+    "quote_has_no_design": _("Quote has no design"),
+    "quote_has_no_design_result": _("The quote's design has no result"),
+    "quote_has_unpriced_lines": _("Quote has unpriced lines"),
+    "quote_not_editable": _("Quote cannot be edited"),
+    "too_many_jobs": _("Too many jobs"),
+    "transition_not_allowed": _("Not allowed in this state"),
+    "version_conflict": _("Changed by someone else"),
+}

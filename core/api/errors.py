@@ -13,6 +13,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from rest_framework.views import set_rollback
 
 from core.errors import PROBLEM_CONTENT_TYPE, DomainError, problem_body
+from core.vocabulary import ERROR_TITLES
 
 logger = logging.getLogger(__name__)
 
@@ -22,9 +23,10 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     under `errors`; domain errors are mapped here, once."""
     if isinstance(exc, DomainError):
         errors = exc.field_messages() or None
-        body = problem_body(
-            exc.http_status, exc.code.replace("_", " "), exc.message, errors=errors, code=exc.code
-        )
+        # The title in the reader's language, as the detail is (`ERROR_TITLES`); a code not
+        # named there reads as its words.
+        title = str(ERROR_TITLES.get(exc.code, exc.code.replace("_", " ")))
+        body = problem_body(exc.http_status, title, exc.message, errors=errors, code=exc.code)
         return Response(body, status=exc.http_status, content_type=PROBLEM_CONTENT_TYPE)
     if isinstance(exc, DataError):
         # The database refused a value (too long, out of range, a NUL character): the request's
