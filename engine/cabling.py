@@ -155,6 +155,26 @@ def _endpoint(
     return names.server(first_server + server_in_group, servers_total), _nic_port(plane.name, nic)
 
 
+def leaf_uplink_end(shape: PlaneShape, fabric_plane: int, leaf: int, k: int) -> tuple[str, int]:
+    """(spine, its port index) of uplink `k` of leaf `leaf`: uplink k goes to spine k // m of
+    the leaf's pod, on port (the leaf's place in its pod) x m + k % m."""
+    m = shape.leaf_spine_links
+    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
+    pod, in_pod = divmod(leaf, pod_leaves) if shape.tiers == 3 else (0, leaf)
+    spine, lane = divmod(k, m)
+    return names.spine(shape, fabric_plane, pod, spine), in_pod * m + lane
+
+
+def spine_uplink_end(
+    shape: PlaneShape, fabric_plane: int, pod: int, spine: int, k: int
+) -> tuple[str, int]:
+    """(core, its port index) of core link `k` of spine `spine` of pod `pod`: core
+    spine x group + k // m, on port pod x m + k % m."""
+    m = shape.spine_core_links
+    member, lane = divmod(k, m)
+    return names.core(shape, fabric_plane, spine * shape.cores_per_group + member), pod * m + lane
+
+
 def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
     """Leaf-spine and spine-core links, device by device, each on the cage `wiring` gives it
     at both ends (the same enumeration sizing counted)."""
@@ -168,15 +188,14 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
     for fabric_plane in range(shape.fabric_planes):
         for leaf_index in range(shape.leaves):
             leaf_name = names.leaf(shape, fabric_plane, leaf_index)
-            pod, in_pod = divmod(leaf_index, pod_leaves) if shape.tiers == 3 else (0, leaf_index)
+            pod = leaf_index // pod_leaves if shape.tiers == 3 else 0
             if pod not in cage_runs:
                 cage_runs[pod] = upper_cage_runs(pod_leaf_runs(shape, layout, pod), m, upper)
             for k in range(shape.leaf_uplinks):
-                spine_index, lane = divmod(k, m)
+                spine, port = leaf_uplink_end(shape, fabric_plane, leaf_index, k)
                 yield _switch_link(
-                    plane, "leaf", "spine", upper, lower, m, cage_runs[pod],
-                    names.spine(shape, fabric_plane, pod, spine_index), in_pod * m + lane,
-                    spine_index, leaf_name, k,
+                    plane, "leaf", "spine", upper, lower, m, cage_runs[pod], spine, port,
+                    k // m, leaf_name, k,
                 )  # fmt: skip
     if shape.tiers < 3:
         return
@@ -188,13 +207,10 @@ def _fabric_links(plane: PlaneDesign, layout: Layout) -> Iterator[_Link]:
             for spine_index in range(shape.spines_per_pod):
                 spine_name = names.spine(shape, fabric_plane, pod, spine_index)
                 for k in range(shape.spine_uplinks):
-                    member, lane = divmod(k, mc)
-                    core = names.core(
-                        shape, fabric_plane, spine_index * shape.cores_per_group + member
-                    )
+                    core, port = spine_uplink_end(shape, fabric_plane, pod, spine_index, k)
                     yield _switch_link(
-                        plane, "spine", "core", upper, lower, mc, runs, core, pod * mc + lane,
-                        member, spine_name, k,
+                        plane, "spine", "core", upper, lower, mc, runs, core, port, k // mc,
+                        spine_name, k,
                     )  # fmt: skip
 
 

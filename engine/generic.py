@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+# engine.lanes imports this module too: bound as a module, read when called, not at import.
+import engine.lanes as lane_formats
 from engine.catalog import (
     CableKind,
     CableSpec,
@@ -174,10 +176,9 @@ def module(
     `lanes` optical lanes when a breakout fixes them (`standard`)."""
     if lanes is None and links > 2:
         # Both ends broken out alike (engine.lanes names no lanes then): each link still has
-        # only its share of the module's lanes, four up to 400G and eight at 800G. A 400G
-        # module split four ways runs 100G-DR or SR1 on one lane, never a four-lane SR4 or FR4
-        # (which would need 16 or 32 fibres, or a WDM pair per leg).
-        lanes = max(1, (8 if speed_gbps * links >= 800 else 4) // links)
+        # only its share of the module's lanes. A 400G module split four ways runs 100G-DR or
+        # SR1 on one lane, never a four-lane SR4 or FR4 (16 or 32 fibres, or a WDM pair a leg).
+        lanes = lane_formats.lanes_per_link(speed_gbps * links, links)
     link_standard, connector = standard(media, speed_gbps, length_m, lanes)
     module_standard = f"{links}x{link_standard}" if links > 1 else link_standard
     if links > 2:

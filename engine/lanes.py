@@ -173,6 +173,13 @@ def _link_formats(native_gbps: int, ways: int) -> set[tuple[int, int]]:
     }
 
 
+def lanes_per_link(native_gbps: int, ways: int) -> int:
+    """The fewest optical lanes each of `ways` links of a module at `native_gbps` has: its
+    lanes shared out (a 400G-DR4 split four ways, one 100G lane each; 800G eight ways, one)."""
+    shares = [lanes // ways for _, lanes in MODULE_LANES.get(native_gbps, ()) if lanes % ways == 0]
+    return min(shares, default=1)
+
+
 def _common_formats(speed: int, a: PortEnd, b: PortEnd) -> set[tuple[int, int]]:
     ends = []
     for end in (a, b):

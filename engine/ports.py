@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Concatenate, ParamSpec, TypeVar, cast
 
@@ -199,6 +199,8 @@ def _plug_runs(cage: FormFactor, speed_gbps: int) -> bool:
     )
 
 
+# One model per (model, speed), so every size of a request finds its port arithmetic memoised.
+@lru_cache(maxsize=256)
 def unsplit(model: SwitchModel, speed_gbps: int) -> SwitchModel | None:
     """`model` with its ports that break out to `speed_gbps` running one link each instead, on a
     plug of that speed the cage takes (a 400G QSFP-DD port at 200G on a QSFP56 module, not split
@@ -213,26 +215,10 @@ def unsplit(model: SwitchModel, speed_gbps: int) -> SwitchModel | None:
         split = any(b.speed_gbps == speed_gbps and b.ways > 1 for b in group.breakouts)
         if split and _plug_runs(group.form_factor, speed_gbps):
             kept = tuple(b for b in group.breakouts if b.speed_gbps != speed_gbps)
-            group = PortGroup(
-                count=group.count,
-                speed_gbps=group.speed_gbps,
-                form_factor=group.form_factor,
-                breakouts=(*kept, Breakout(ways=1, speed_gbps=speed_gbps)),
-            )
+            group = replace(group, breakouts=(*kept, Breakout(ways=1, speed_gbps=speed_gbps)))
             changed = True
         groups.append(group)
-    if not changed:
-        return None
-    return SwitchModel(
-        label=model.label,
-        sku=model.sku,
-        description=model.description,
-        port_groups=tuple(groups),
-        power_w=model.power_w,
-        rack_units=model.rack_units,
-        lifecycle=model.lifecycle,
-        power_max_w=model.power_max_w,
-    )
+    return replace(model, port_groups=tuple(groups)) if changed else None
 
 
 def parse_inline(text: str) -> tuple[int, int] | None:

@@ -77,7 +77,9 @@ def _too_dear(
 
 
 def _key(design: Design) -> tuple[int, int, Decimal]:
-    return (_stand_ins(design), *_priced_key(design))
+    """Fewest stand-in parts, then fewest switches, then lowest cost per GPU."""
+    cost = design.cost / design.gpus if design.cost is not None else Decimal(0)
+    return (_stand_ins(design), _switch_count(design), cost)
 
 
 def _variants(request: DesignRequest, design: Design) -> Iterator[DesignRequest]:
@@ -114,9 +116,3 @@ def _speeds(request: DesignRequest, *, skip: int | None, floor: int) -> Iterator
     for speed in uplink_speeds(models.leaf, models.spine, floor):
         if speed != skip:
             yield replace(request, uplink_speed_gbps=speed)
-
-
-def _priced_key(design: Design) -> tuple[int, Decimal]:
-    switches = _switch_count(design)
-    cost = design.cost / design.gpus if design.cost is not None else Decimal(0)
-    return (switches, cost)

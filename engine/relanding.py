@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from engine import names
-from engine.cabling import CablingRow, iter_cabling
+from engine.cabling import CablingRow, iter_cabling, leaf_uplink_end, spine_uplink_end
 from engine.design import Design, DownPart, LinkGroup, PlaneDesign, PlaneShape
 from engine.geometry import pod_leaf_runs, spine_core_runs_m
 from engine.request import Layout
@@ -78,29 +78,21 @@ class _Link(NamedTuple):
 
 
 def _leaf_upper(shape: PlaneShape, fabric_plane: int, leaf: int, k: int) -> tuple[str, int] | None:
-    """(spine, its port index) of uplink `k` of leaf `leaf` (`cabling._fabric_links`: uplink k
-    to spine k // m, on its port (leaf's place in its pod) x m + k % m); None: no such link."""
+    """`cabling.leaf_uplink_end` where the shape has that link; None where it has not."""
     if shape.tiers < 2 or leaf >= shape.leaves or k >= shape.leaf_uplinks:
         return None
-    m = shape.leaf_spine_links
-    pod_leaves = shape.groups_per_pod * shape.leaves_per_group
-    pod, in_pod = divmod(leaf, pod_leaves) if shape.tiers == 3 else (0, leaf)
-    spine, lane = divmod(k, m)
-    return names.spine(shape, fabric_plane, pod, spine), in_pod * m + lane
+    return leaf_uplink_end(shape, fabric_plane, leaf, k)
 
 
 def _core_upper(
     shape: PlaneShape, fabric_plane: int, pod: int, spine: int, k: int
 ) -> tuple[str, int] | None:
-    """(core, its port index) of core link `k` of spine `spine` of pod `pod` (core spine x
-    group + k // m, its port pod x m + k % m); None: no such link."""
+    """`cabling.spine_uplink_end` where the shape has that link; None where it has not."""
     if shape.tiers < 3 or pod >= shape.pods or spine >= shape.spines_per_pod:
         return None
     if k >= shape.spine_uplinks:
         return None
-    m = shape.spine_core_links
-    member, lane = divmod(k, m)
-    return names.core(shape, fabric_plane, spine * shape.cores_per_group + member), pod * m + lane
+    return spine_uplink_end(shape, fabric_plane, pod, spine, k)
 
 
 def _one_link_cables(plane: PlaneDesign, lower: str) -> bool:

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from planner.handover import views
+from planner.handover.files import KINDS
 
 urlpatterns = [
     path("<int:pk>/handover/", views.handover, name="handover"),
@@ -15,8 +16,14 @@ urlpatterns = [
     path("<int:pk>/handover/lab.clab.yml", views.containerlab, name="handover-containerlab"),
     path("<int:pk>/handover/topology.conf", views.slurm, name="handover-slurm"),
     path("<int:pk>/handover/cabling.json", views.cabling_json, name="handover-cabling-json"),
-    path("<int:pk>/handover/launch-kit.zip", views.launch_kit, name="handover-launch-kit"),
-    path("<int:pk>/handover/infragraph.json", views.infragraph, name="handover-infragraph"),
-    path("<int:pk>/handover/simai.zip", views.simai, name="handover-simai"),
-    path("<int:pk>/handover/handover.zip", views.bundle, name="handover-bundle"),
+    # The simulation and cluster exports and the bundle (planner.handover.files.KINDS).
+    *(
+        path(
+            f"<int:pk>/handover/{file}",
+            views.handover_file_download,
+            {"kind": kind},
+            name=f"handover-{kind}",
+        )
+        for kind, (file, _content_type) in KINDS.items()
+    ),
 ]

@@ -28,7 +28,14 @@ from planner.exports.models import ExportFormat
 from planner.handover.cable_ids import Cable, identified
 from planner.handover.containerlab import containerlab_yaml
 from planner.handover.elevations import Elevations
-from planner.handover.files import KINDS, HandoverTooLarge, check_size, handover_file, handover_of
+from planner.handover.files import (
+    KINDS,
+    HandoverTooLarge,
+    check_size,
+    filename,
+    handover_file,
+    handover_of,
+)
 from planner.handover.labels import labels_csv_chunks, labels_pdf
 from planner.handover.netbox import netbox_zip
 from planner.handover.rack_sheet import rack_sheet_xlsx
@@ -210,9 +217,12 @@ def cabling_json(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     )
 
 
-def _handover_file(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
-    """One of `planner.handover.files.KINDS`; one too large to make at once goes back to the
-    handover page with the reason."""
+@login_required
+@require_GET
+@design_refusals
+def handover_file_download(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """One of `planner.handover.files.KINDS` (the URL names it); one too large to make at once
+    goes back to the handover page with the reason."""
     design = _sized(request, pk)
     try:
         check_size(design=design, kind=kind)
@@ -220,33 +230,4 @@ def _handover_file(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
         messages.error(request, exc.message)
         return redirect("planner:handover", pk=pk)
     content = handover_file(handover_of(design), kind)
-    name, content_type = KINDS[kind]
-    return download(content, filename=f"design-{pk}-{name}", content_type=content_type)
-
-
-@login_required
-@require_GET
-@design_refusals
-def launch_kit(request: HttpRequest, pk: int) -> HttpResponse:
-    return _handover_file(request, pk, "launch-kit")
-
-
-@login_required
-@require_GET
-@design_refusals
-def infragraph(request: HttpRequest, pk: int) -> HttpResponse:
-    return _handover_file(request, pk, "infragraph")
-
-
-@login_required
-@require_GET
-@design_refusals
-def simai(request: HttpRequest, pk: int) -> HttpResponse:
-    return _handover_file(request, pk, "simai")
-
-
-@login_required
-@require_GET
-@design_refusals
-def bundle(request: HttpRequest, pk: int) -> HttpResponse:
-    return _handover_file(request, pk, "bundle")
+    return download(content, filename=filename(design, kind), content_type=KINDS[kind][1])

@@ -113,11 +113,14 @@ def _variants(design: EngineDesign) -> list[tuple[str, str, str, DesignRequest]]
 
 
 def _sized(
-    request: DesignRequest, catalog: CatalogSnapshot, prices: Mapping[str, Decimal]
+    request: DesignRequest,
+    catalog: CatalogSnapshot,
+    prices: Mapping[str, Decimal],
+    prices_key: str,
 ) -> EngineDesign | str:
     # Sized with the prices the design was sized with, so an open choice (the switches of a
     # NIC-speed variant) goes the way the design's own did: to the lowest priced cost.
-    key = (catalog.version, str(hash(frozenset(prices.items()))), repr(request))
+    key = (catalog.version, prices_key, repr(request))
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
@@ -175,9 +178,10 @@ def what_if(
 ) -> tuple[WhatIfRow, ...]:
     """The design first, then each hypothetical variant; `label`: the design's own name."""
     rows = [_row("design", "design", label, design, job=job, prices=prices, catalog=catalog)]
+    prices_key = str(hash(frozenset(prices.items())))
     for key, kind, text, request in _variants(design):
-        rows.append(_row(key, kind, text, _sized(request, catalog, prices), job=job,
-                         prices=prices, catalog=catalog))  # fmt: skip
+        sized = _sized(request, catalog, prices, prices_key)
+        rows.append(_row(key, kind, text, sized, job=job, prices=prices, catalog=catalog))
     return tuple(rows)
 
 
