@@ -80,6 +80,10 @@ PLANE_NAMES: dict[str, Promise] = {
     "storage": _("Storage"),
     "frontend": _("Frontend"),
     "oob": _("Out-of-band management"),
+    # Heterogeneous pools (engine.pools): other kinds of servers on the compute fabric.
+    "pool2": _("Compute fabric, second pool"),
+    "pool3": _("Compute fabric, third pool"),
+    "pool4": _("Compute fabric, fourth pool"),
 }
 # DAC, AOC and AEC are written so in Chinese too; fibre and copper are named.
 MEDIA_NAMES: dict[str, Promise | str] = {

@@ -35,7 +35,9 @@ class _BomEntry:
 
 # "rack": the parts of a rack-scale system (engine.scale_up), after the network's.
 _CATEGORY_ORDER = {"nic": 0, "switch": 1, "transceiver": 2, "cable": 3, "patch_panel": 4, "rack": 5}
-_PLANE_ORDER = {"compute": 0, "storage": 1, "frontend": 2, "oob": 3}
+# Pools (engine.pools) follow the compute plane whose spines they share.
+_PLANE_ORDER = {"compute": 0, "pool2": 0.2, "pool3": 0.3, "pool4": 0.4, "storage": 1, "frontend": 2,
+                "oob": 3}  # fmt: skip
 
 
 class _Bom:

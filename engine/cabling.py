@@ -5,7 +5,7 @@ in a fixed order (plane, tier pair, fabric plane, switch, port), so two runs giv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -18,6 +18,7 @@ from engine.geometry import (
     rail_style,
     spine_core_runs_m,
 )
+from engine.pools import pool_layout, pool_of
 from engine.request import Layout
 from engine.wiring import locate, lower_part_of_cage, port_name, upper_cage_runs
 
@@ -80,7 +81,9 @@ def _devices(names: Iterable[str]) -> str:
     return lanes[0] if len(set(lanes)) == 1 else "+".join(lanes)
 
 
-def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Iterator[_Link]:
+def _server_links(
+    plane: PlaneDesign, layout: Layout, server_name: Callable[[int], str]
+) -> Iterator[_Link]:
     """Server-facing links leaf by leaf, in port order: each link on the port group and cage
     the leaf gives it (`PlaneDesign.down_parts`), each cage cabled for its longest lane."""
     shape = plane.shape
@@ -112,7 +115,7 @@ def _server_links(plane: PlaneDesign, layout: Layout, servers_total: int) -> Ite
                                 media[run, part] = link_group
                             device, port = _endpoint(
                                 plane, shape, leaf_index, logical, first_server, within,
-                                fabric_plane, servers_total,
+                                fabric_plane, server_name,
                             )  # fmt: skip
                             physical = part.first_port + cage
                             yield _Link(
@@ -136,7 +139,7 @@ def _endpoint(
     first_server: int,
     within: int,
     fabric_plane: int,
-    servers_total: int,
+    server_name: Callable[[int], str],
 ) -> tuple[str, str]:
     """The device and port at the far end of a leaf's downlink `logical`."""
     if shape.style == "packed":
@@ -144,15 +147,15 @@ def _endpoint(
         server_ports = shape.servers - shape.extra_endpoints
         if endpoint < server_ports:
             server, nic = divmod(endpoint, shape.ports_per_server)
-            return names.server(server, servers_total), _nic_port(shape.plane, nic)
+            return server_name(server), _nic_port(shape.plane, nic)
         return f"{shape.plane}-dev{endpoint - server_ports + 1:05d}", "p1"
     if rail_style(shape):
         nic = fabric_plane * shape.ports_per_server + within
-        return names.server(first_server + logical, servers_total), _nic_port(plane.name, nic)
+        return server_name(first_server + logical), _nic_port(plane.name, nic)
     per = shape.links_per_server_per_leaf
     server_in_group, port_k = divmod(logical, per)
     nic = fabric_plane * shape.ports_per_server + within * per + port_k
-    return names.server(first_server + server_in_group, servers_total), _nic_port(plane.name, nic)
+    return server_name(first_server + server_in_group), _nic_port(plane.name, nic)
 
 
 def leaf_uplink_end(shape: PlaneShape, fabric_plane: int, leaf: int, k: int) -> tuple[str, int]:
@@ -333,11 +336,40 @@ def _cables(plane: PlaneDesign, links: Iterator[_Link], counter: list[int]) -> I
 
 
 def iter_cabling(design: Design) -> Iterator[CablingRow]:
-    layout = design.request.layout
+    request = design.request
     for plane in design.planes:
         counter = [0]
-        yield from _cables(plane, _server_links(plane, layout, design.servers), counter)
+        layout = request.layout
+        pool = pool_of(request, plane.name)
+        if pool is not None:  # its own racks and server names
+            layout = pool_layout(request, pool)
+        server_name = _ServerNames(design, plane.name if pool else "" if plane.name == "compute"
+                                   else None)  # fmt: skip
+        yield from _cables(plane, _server_links(plane, layout, server_name), counter)
         yield from _cables(plane, _fabric_links(plane, layout), counter)
+
+
+class _ServerNames:
+    """Server names as every plane writes them: the first pool's servers srv0001..., another
+    pool's pool2-srv0001...; a plane every server joins (storage, frontend, out-of-band) counts
+    the first pool's servers, then each other pool's (`pool` None)."""
+
+    def __init__(self, design: Design, pool: str | None) -> None:
+        self.first = design.servers
+        self.pools = tuple((p.name, p.servers) for p in design.request.pools)
+        self.pool = pool
+
+    def __call__(self, index: int) -> str:
+        if self.pool:
+            return names.server(index, dict(self.pools)[self.pool], self.pool)
+        if self.pool == "" or index < self.first:
+            return names.server(index, self.first)
+        index -= self.first
+        for name, servers in self.pools:
+            if index < servers:
+                return names.server(index, servers, name)
+            index -= servers
+        return names.server(index, 0, "extra")  # not reached: a packed plane counts them all
 
 
 __all__ = ["CablingRow", "iter_cabling"]

@@ -59,6 +59,16 @@ class PlaneShape:
     cores_per_group: int
     spine_core_links: int
     extra_endpoints: int = 0  # storage nodes' or switches' management ports in packed planes
+    # Heterogeneous pools (issue 28, engine.pools). On the compute plane: the spine ports the
+    # pools' leaves take after its own (`spine_downlinks`), cage-aligned. On a pool's plane:
+    # whose spines it shares, where its links start on them, and where its racks stand (its
+    # first server, in its own servers per rack, after the racks before it; its spines stand by
+    # the middle of the first `span_servers`).
+    pool_spine_downlinks: int = 0
+    spine_plane: str = ""
+    spine_port_offset: int = 0
+    first_server: int = 0
+    span_servers: int = 0
 
     @property
     def groups(self) -> int:

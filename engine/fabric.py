@@ -38,6 +38,9 @@ class PlaneInput:
     # "Minimum for today": servers spread evenly over as few units as hold them, instead of full
     # units and one partial unit whose leaves keep every uplink for growth.
     minimum_for_today: bool = False
+    # Leaves of other server pools that share this plane's spines (issue 28: heterogeneous
+    # pools): each takes spine ports like one of ours, and the plane is never one switch.
+    extra_leaves: int = 0
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -152,7 +155,7 @@ def _two_tier(
         cap = leaf_capacity(spec.leaf, nic, up, d)
         if cap is None:
             return None
-        leaves = ceil_div(endpoints, servers) * leaves_per_group
+        leaves = ceil_div(endpoints, servers) * leaves_per_group + spec.extra_leaves
         if leaves > k_spine:
             return None  # every spine needs a port for every leaf
         spread = uplinks_and_spines(u, cap[0], leaves, k_spine, least)
@@ -162,7 +165,7 @@ def _two_tier(
 
     first = plan(most)
     if first is not None:
-        leaves = ceil_div(endpoints, most) * leaves_per_group
+        leaves = ceil_div(endpoints, most) * leaves_per_group + spec.extra_leaves
         needed = max(least, ceil_div(leaves * first[1], k_spine))
         if first[2] <= needed:
             return most, first[1], first[2]  # as few spines as the ports allow
@@ -170,7 +173,7 @@ def _two_tier(
     # A set unit size is kept; today's even spread may still shrink (a prime uplink count).
     low = most if spec.servers_per_su else max(most // 2, 1)
     for servers in range(most - 1, low - 1, -1):
-        if ceil_div(endpoints, servers) * leaves_per_group > k_spine:
+        if ceil_div(endpoints, servers) * leaves_per_group + spec.extra_leaves > k_spine:
             break  # smaller units only add leaves
         found = plan(servers)
         if found is not None and (best is None or (found[0], -servers) < best[:2]):
@@ -219,7 +222,7 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
             )
         )
     base = _base_fields(spec, fabric_planes, ports, per_leaf, endpoints)
-    single = _single_tier(spec, base, ports, endpoints, k_leaf)
+    single = None if spec.extra_leaves else _single_tier(spec, base, ports, endpoints, k_leaf)
     if single is not None:
         return single
     return _cheapest_multi_tier(spec, base, leaves_per_group, per_leaf, endpoints)

@@ -292,6 +292,8 @@ def spine_core_runs_m(shape: PlaneShape, layout: Layout) -> tuple[float, ...]:
 def pod_leaf_runs(shape: PlaneShape, layout: Layout, pod: int) -> tuple[float, ...]:
     """The uplink run of every leaf of pod `pod` (the whole plane on two tiers), in leaf order:
     the order in which each spine's ports meet them (`cabling._fabric_links`)."""
+    if shape.spine_plane:
+        return pool_leaf_runs(shape, layout)
     per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
     if layout.leaf_placement == LeafPlacement.NETWORK_RACK:
         leaves = sum(g.leaves for g in _groups_between(shape, pod * per_span, (pod + 1) * per_span))
@@ -310,6 +312,21 @@ def pod_leaf_runs(shape: PlaneShape, layout: Layout, pod: int) -> tuple[float, .
         chunks.append((group.servers, group.leaves, count, first // ports - span_first))
         first += count * group.servers
     return _pod_runs(layout, rail_racks, ports, base, span_servers, tuple(chunks))
+
+
+def pool_leaf_runs(shape: PlaneShape, layout: Layout) -> tuple[float, ...]:
+    """The uplink run of every leaf of a pool (issue 28), in leaf order: its racks follow the
+    racks before it (`shape.first_server`, in the pool's own servers per rack) and its spines
+    stand by the middle row of the first pool's (`shape.span_servers`), so a pool further down
+    the hall gets the longer runs it would be cut for."""
+    if layout.leaf_placement == LeafPlacement.NETWORK_RACK:
+        return (leaf_spine_run_m(shape, layout, 0, 0),) * shape.leaves
+    rail_racks = layout.leaf_placement == LeafPlacement.TOR and rail_style(shape)
+    chunks, first = [], shape.first_server
+    for group in shape.leaf_groups:
+        chunks.append((group.servers, group.leaves, group.count, first))
+        first += group.count * group.servers
+    return _pod_runs(layout, rail_racks, 1, 0, shape.span_servers, tuple(chunks))
 
 
 @lru_cache(maxsize=1024)

@@ -12,9 +12,10 @@ def _prefix(shape: PlaneShape, fabric_plane: int) -> str:
     return plane
 
 
-def server(index: int, servers: int) -> str:
+def server(index: int, servers: int, pool: str = "") -> str:
+    """A server's name; a pool's servers (issue 28) carry the pool's name in front."""
     width = max(4, len(str(servers)))
-    return f"srv{index + 1:0{width}d}"
+    return f"{pool}-srv{index + 1:0{width}d}" if pool else f"srv{index + 1:0{width}d}"
 
 
 def group_of_leaf(shape: PlaneShape, leaf: int) -> tuple[int, int]:
@@ -37,7 +38,8 @@ def leaf(shape: PlaneShape, fabric_plane: int, index: int) -> str:
 
 
 def spine(shape: PlaneShape, fabric_plane: int, pod: int, index: int) -> str:
-    prefix = _prefix(shape, fabric_plane)
+    # A pool's leaves uplink to the compute plane's spines: their names, not the pool's.
+    prefix = "" if shape.spine_plane == "compute" else _prefix(shape, fabric_plane)
     if shape.tiers == 3:
         return f"{prefix}pod{pod + 1}-spine{index + 1:02d}"
     return f"{prefix}spine{index + 1:02d}"

@@ -14,7 +14,8 @@ changes meaning):
   `engine_version` (engine.version) came later in schema 1: the engine that sized the
   result. Rows stored before it have no such key and read as None (re-encoded without it).
   `scale_up` (issue 28: a rack-scale design's racks, trays and NVLink domain) came later still,
-  present only for rack-scale designs: every other result's JSON is as it was.
+  present only for rack-scale designs: every other result's JSON is as it was. `pools`
+  (issue 28: heterogeneous pools) likewise, present only when the request has them.
 
 The same module encodes the engine's `CatalogSnapshot` (products with their prices), so that a
 saved design keeps the catalog it was sized against (`snapshot_to_json`, `snapshot_from_json`).
@@ -50,6 +51,7 @@ from engine.codec import (
     omit_none,
 )
 from engine.design import Design, LinkEnd, LinkGroup, PlaneDesign, TierDesign
+from engine.pools import PoolSummary, pool_summaries
 from engine.request import to_dict
 from engine.scale_up import ScaleUpDesign
 from engine.text import Text
@@ -262,6 +264,9 @@ class DesignResult:
     # A rack-scale (NVL72-class) design's racks, trays, power and NVLink domain; absent (not
     # null) for servers, so a design of servers keeps its JSON byte for byte.
     scale_up: ScaleUpDesign | None = field(default=None, metadata=omit_none())
+    # Other kinds of servers on the compute fabric (issue 28), each with a plane of its own
+    # leaves and links; absent for a fabric of one kind, whose JSON stays as it was.
+    pools: tuple[PoolSummary, ...] | None = field(default=None, metadata=omit_none())
 
     @property
     def compute(self) -> PlaneResult | None:
@@ -508,6 +513,7 @@ def design_result(design: Design) -> DesignResult:
         request=to_dict(design.request),
         engine_version=ENGINE_VERSION,
         scale_up=design.scale_up,
+        pools=pool_summaries(design.request),
     )
 
 

@@ -54,17 +54,19 @@ from engine.link_groups import (
 )
 from engine.media import MediaSelector, PortEnd, selector_for
 from engine.plane_models import PlaneModels, _compute_models, _plane_models
-from engine.ports import SwitchModel
+from engine.pools import plan_pools, pool_layout, pool_of
+from engine.ports import SwitchModel, unsplit
 from engine.request import (
     Build,
     DesignRequest,
     Fabric,
     Layout,
     PlaneRequest,
+    PoolRequest,
 )
 from engine.scale_up import ScaleUpDesign, add_rack_parts, plan_scale_up
 from engine.shape_figures import bisection_gbps, growth
-from engine.wiring import port_parts
+from engine.wiring import port_parts, slice_parts
 
 __all__ = [
     "DesignError",
@@ -144,14 +146,14 @@ def _tiers(shape: PlaneShape, models: PlaneModels) -> tuple[TierDesign, ...]:
             target=float(models.leaf_target),
         )
     ]
-    if shape.tiers >= 2:
+    if shape.tiers >= 2 and not shape.spine_plane:  # a pool's spines are the compute plane's
         tiers.append(
             _tier(
                 plane=models.name,
                 role="spine",
                 model=models.spine,
                 count=shape.spines * planes,
-                down=shape.spine_downlinks,
+                down=shape.spine_downlinks + shape.pool_spine_downlinks,
                 down_gbps=shape.uplink_speed_gbps,
                 up=shape.spine_uplinks,
                 up_gbps=shape.core_speed_gbps,
@@ -181,9 +183,13 @@ def _plane(
     layout: Layout,
     selector: MediaSelector,
     gpus_per_server: int,
+    spine_down: tuple[DownPart, ...] | None = None,
 ) -> PlaneDesign:
+    """One plane's design; a pool's (`spine_down`) lands its uplinks on those spine ports."""
     nic = shape.nic_speed_gbps
     parts = fabric_parts(shape, models)
+    if spine_down is not None:
+        parts = replace(parts, spine_down=spine_down)
     with_runs = _server_groups(shape, models, layout, selector)
     with_runs += _switch_groups(shape, models, layout, selector, parts)
     links = [group for group, _ in with_runs]
@@ -365,10 +371,13 @@ def _planes(
     `models` by plane name."""
     compute = _compute_models(request)
     layout = request.layout
-    servers = request.servers
-    shape = plan_plane(_compute_input(request, compute))
+    servers = request.servers + sum(pool.servers for pool in request.pools)
     models["compute"] = compute
-    planes = [_plane(shape, compute, layout, selector, request.gpus_per_server)]
+    if request.pools:
+        planes = _with_pools(request, compute, selector, models)
+    else:
+        shape = plan_plane(_compute_input(request, compute))
+        planes = [_plane(shape, compute, layout, selector, request.gpus_per_server)]
     storage_nodes = request.storage.storage_nodes if request.storage else 0
     for plane_request in (request.storage, request.frontend, request.oob):
         if plane_request is None:
@@ -399,6 +408,87 @@ def _planes(
     return tuple(planes)
 
 
+def _with_pools(
+    request: DesignRequest,
+    compute: PlaneModels,
+    selector: MediaSelector,
+    models: dict[str, PlaneModels],
+) -> list[PlaneDesign]:
+    """The compute plane and each pool's (engine.pools). A pool whose NICs' speed breaks out of
+    the leaf's cages with no media made for it (4 x 200G from an 800G OSFP cage), or only with
+    stand-in parts (a 2 x 200G-SR4 QSFP-DD optic nobody lists), runs those cages one link each
+    (`ports.unsplit`), as `priced` does for the first pool's leaves, when that fits."""
+    flat: dict[str, SwitchModel] = {}
+    while True:
+        try:
+            planes, pool_models = _pool_planes(request, compute, selector, flat)
+            break
+        except _PoolFailed as failed:
+            one_link = _one_link(compute, failed.pool)
+            if failed.pool.name in flat or one_link is None:
+                raise failed.error from None
+            flat[failed.pool.name] = one_link
+    for pool in request.pools:
+        one_link = _one_link(compute, pool)
+        if pool.name in flat or one_link is None or not _stand_in_links(planes, pool.name):
+            continue
+        try:
+            other, other_models = _pool_planes(
+                request, compute, selector, {**flat, pool.name: one_link}
+            )
+        except (_PoolFailed, DesignError):
+            continue
+        if _stand_in_links(other, pool.name) < _stand_in_links(planes, pool.name):
+            planes, pool_models, flat = other, other_models, {**flat, pool.name: one_link}
+    models.update(pool_models)
+    return planes
+
+
+def _one_link(compute: PlaneModels, pool: PoolRequest) -> SwitchModel | None:
+    # An inline spec's breakouts are what the user described, not a port mode to try (priced).
+    return unsplit(compute.leaf, pool.nic_speed_gbps) if compute.leaf.sku else None
+
+
+class _PoolFailed(Exception):
+    def __init__(self, pool: PoolRequest, error: DesignError) -> None:
+        super().__init__(str(error))
+        self.pool, self.error = pool, error
+
+
+def _stand_in_links(planes: list[PlaneDesign], name: str) -> int:
+    return sum(g.links for p in planes if p.name == name for g in p.links if g.catalog_gap)
+
+
+def _pool_planes(
+    request: DesignRequest,
+    compute: PlaneModels,
+    selector: MediaSelector,
+    flat: Mapping[str, SwitchModel],
+) -> tuple[list[PlaneDesign], dict[str, PlaneModels]]:
+    shape, pool_shapes = plan_pools(_compute_input(request, compute), request, flat)
+    planes = [_plane(shape, compute, request.layout, selector, request.gpus_per_server)]
+    spine_down = port_parts(
+        compute.spine, shape.uplink_speed_gbps,
+        shape.spine_downlinks + shape.pool_spine_downlinks, 0, 0,
+    )[0]  # fmt: skip
+    models: dict[str, PlaneModels] = {}
+    for pool_shape in pool_shapes:
+        pool = pool_of(request, pool_shape.plane)
+        assert pool is not None
+        leaf = flat.get(pool.name, compute.leaf)
+        pool_models = replace(compute, name=pool.name, nic=pool.nic, leaf=leaf)
+        ports = slice_parts(spine_down, pool_shape.spine_port_offset, pool_shape.spine_downlinks)
+        layout = pool_layout(request, pool)
+        try:
+            planes.append(
+                _plane(pool_shape, pool_models, layout, selector, pool.gpus_per_server, ports)
+            )
+        except (MediaUnavailable, SwitchMismatch) as error:
+            raise _PoolFailed(pool, error) from error
+        models[pool.name] = pool_models
+    return planes, models
+
+
 def _bom(
     request: DesignRequest,
     planes: tuple[PlaneDesign, ...],
@@ -407,15 +497,20 @@ def _bom(
     catalog: CatalogSnapshot,
 ) -> tuple[BomLine, ...]:
     bom_builder = _Bom()
+    every_server = request.servers + sum(pool.servers for pool in request.pools)
     for plane in planes:
         plane_request = getattr(request, plane.name, None) if plane.name != "compute" else None
         ports = plane_request.ports if isinstance(plane_request, PlaneRequest) else request.rails
+        servers = every_server if isinstance(plane_request, PlaneRequest) else request.servers
+        pool = pool_of(request, plane.name)
+        if pool is not None:
+            ports, servers = pool.rails, pool.servers
         plane_models = models[plane.name]
         if scale_up is not None and plane.name == "compute":
             # A compute tray comes with its NICs: a catalog NIC named gives their cage (the
             # media), never a second set on the bill.
             plane_models = replace(plane_models, nic=None)
-        _bom_for_plane(bom_builder, plane, plane_models, request.servers, ports)
+        _bom_for_plane(bom_builder, plane, plane_models, servers, ports)
     if scale_up is not None:
         add_rack_parts(bom_builder, scale_up, request, catalog)
     return bom_builder.build()

@@ -51,6 +51,24 @@ def port_parts(
     return tuple(down), tuple(up)
 
 
+def slice_parts(parts: tuple[DownPart, ...], start: int, count: int) -> tuple[DownPart, ...]:
+    """Links [start, start + count) of a switch's parts, as parts of their own: the spine ports
+    a pool's leaves take after the ports before them (`start` falls on a cage's first lane)."""
+    out: list[DownPart] = []
+    for part in parts:
+        if count <= 0:
+            break
+        if start >= part.links:
+            start -= part.links
+            continue
+        assert start % part.ways == 0, "a pool's links start on a cage's first lane"
+        taken = min(part.links - start, count)
+        out.append(part._replace(links=taken, first_port=part.first_port + start // part.ways))
+        count -= taken
+        start = 0
+    return tuple(out)
+
+
 def locate(parts: tuple[DownPart, ...], index: int) -> tuple[int, int, int]:
     """(part, cage within the part, lane within the cage) of link `index` (0-based)."""
     for number, part in enumerate(parts):

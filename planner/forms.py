@@ -18,6 +18,7 @@ from customers.models import Customer
 from customers.selectors import CustomerNotFound, customer_for, customers_visible_to
 from engine.catalog import NicSpec
 from engine.request import NIC_SPEEDS_GBPS, Fabric, LeafPlacement, MediaPolicy
+from planner.forms_pools import POOL_FIELDS, PoolFields, merge_pool, pool_field_of, pool_initial
 from planner.forms_rack_scale import (
     RACK_SCALE_FIELDS,
     RackNumber,
@@ -37,7 +38,11 @@ class Step:
 
 STEPS: tuple[Step, ...] = (
     Step("customer", _("Customer and scenario"), ("name", "customer", "scenario")),
-    Step("gpus", _("GPUs and servers"), ("gpus", "gpus_per_server", *RACK_SCALE_FIELDS)),
+    Step(
+        "gpus",
+        _("GPUs and servers"),
+        ("gpus", "gpus_per_server", *RACK_SCALE_FIELDS, *POOL_FIELDS),
+    ),
     Step(
         "nics",
         _("Planes and NICs"),
@@ -219,7 +224,7 @@ class NumberField(forms.CharField):
         self.unit = unit
 
 
-class WizardStepForm(RackScaleFields):
+class WizardStepForm(PoolFields, RackScaleFields):
     name = forms.CharField(
         label=_("Design name"),
         max_length=200,
@@ -537,9 +542,10 @@ class WizardStepForm(RackScaleFields):
     def initial_from(design_request: Mapping[str, Any]) -> dict[str, object]:
         data: dict[str, object] = {**LAYOUT_DEFAULTS}
         for key, value in design_request.items():
-            if key in ("storage", "frontend", "oob"):
+            if key in ("storage", "frontend", "oob", "pools"):
                 continue
             data[key] = value
+        data.update(pool_initial(design_request))
         data["oversubscription"] = _ratio(design_request.get("oversubscription"))
         tolerance = design_request.get("oversubscription_tolerance")
         if isinstance(tolerance, int | float):
@@ -571,6 +577,8 @@ class WizardStepForm(RackScaleFields):
         for name in self.fields:
             if name in META_FIELDS or name in STORAGE_FIELDS or name in PLANE_SWITCHES:
                 continue
+            if name in POOL_FIELDS:  # one request field, `pools` (merge_into)
+                continue
             field = self.fields[name]
             if isinstance(field, forms.BooleanField):
                 values[name] = name in source and source.get(name) not in ("", "false", "off")
@@ -600,6 +608,8 @@ class WizardStepForm(RackScaleFields):
                 merged[key] = value
         if "system" in self.fields:
             take_system_trays(merged, design_request, self.data)
+        if "pool_gpus" in self.fields:
+            merge_pool(merged, design_request, self.data)
         if "storage_plane" in self.fields:
             for switch, plane in PLANE_SWITCHES.items():
                 on = self.data.get(switch) not in (None, "", "false", "off")
@@ -637,6 +647,9 @@ class WizardStepForm(RackScaleFields):
 
 
 def engine_key_to_field(key: str) -> str:
+    pool_field = pool_field_of(key)
+    if pool_field is not None:
+        return pool_field
     head, _sep, tail = key.partition(".")
     if head == "storage":
         return {v: k for k, v in STORAGE_FIELDS.items()}.get(tail, "storage_plane")

@@ -11,7 +11,9 @@ from rest_framework import serializers
 from core.api.base import ShallowFieldCopies
 from core.api.json_types import JsonTypes, has_json_type
 from engine.request import (
+    FIELDS,
     MAX_OVERSUBSCRIPTION,
+    MAX_POOLS,
     REQUEST_FIELDS,
     FieldKind,
     MediaPolicy,
@@ -92,6 +94,32 @@ class PlaneSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer[Any]
     storage_node_ports = serializers.IntegerField(required=False, min_value=0)
 
 
+class PoolSerializer(JsonTypes, ShallowFieldCopies, serializers.Serializer[Any]):
+    """Another kind of server on the compute fabric (engine.request.pool_parse's fields)."""
+
+    # The ranges are the request's own fields' (REQUEST_FIELDS), which the engine checks.
+    gpus = serializers.IntegerField(min_value=1, max_value=int(FIELDS["gpus"].high or 0))
+    gpus_per_server = serializers.IntegerField(
+        required=False, min_value=1, max_value=int(FIELDS["gpus_per_server"].high or 0)
+    )
+    rails = serializers.IntegerField(
+        required=False, min_value=1, max_value=int(FIELDS["rails"].high or 0)
+    )
+    nic_speed = serializers.IntegerField(required=False, min_value=1, help_text="Gbps per port")
+    nic = serializers.CharField(required=False, help_text="catalog NIC SKU")
+    servers_per_rack = serializers.IntegerField(
+        required=False, min_value=1, max_value=int(FIELDS["servers_per_rack"].high or 0)
+    )
+
+    def to_internal_value(self, data: Any) -> Any:
+        # A misspelt option must not be dropped: the pool would be sized from defaults.
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: [_("Unknown field.")] for name in unknown})
+        return super().to_internal_value(data)
+
+
 def _request_field(spec: RequestField) -> serializers.Field[Any, Any, Any, Any]:
     """The API's field for one engine request field: its JSON type, the range the engine
     accepts (so the schema states what the engine checks) and its help, translated."""
@@ -111,6 +139,8 @@ def _request_field(spec: RequestField) -> serializers.Field[Any, Any, Any, Any]:
         return serializers.CharField(**options)
     if spec.kind is FieldKind.RATIO:
         return OversubscriptionField(**options)
+    if spec.kind is FieldKind.POOLS:
+        return serializers.ListField(child=PoolSerializer(), max_length=MAX_POOLS, **options)
     return PlaneSerializer(**options)
 
 

@@ -33,10 +33,13 @@ User = AuthUser | AnonymousUser
 _Row = TypeVar("_Row")
 
 # Planes in the order a proposal lists them; anything else follows, services last.
-PLANE_ORDER = ("compute", "storage", "frontend", "oob", "management")
+PLANE_ORDER = ("compute", "pool2", "pool3", "pool4", "storage", "frontend", "oob", "management")
 SERVICES_PLANE = "services"
 PLANE_LABELS = {
     "compute": _("Compute network"),
+    "pool2": _("Compute network, second pool"),
+    "pool3": _("Compute network, third pool"),
+    "pool4": _("Compute network, fourth pool"),
     "storage": _("Storage network"),
     "frontend": _("Front-end network"),
     "oob": _("Out-of-band management"),

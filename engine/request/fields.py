@@ -29,6 +29,7 @@ class FieldKind(StrEnum):
     TEXT = "text"  # a catalog SKU, or a switch written PORTSxSPEED
     RATIO = "ratio"  # oversubscription: a number, "3:1", or one per tier
     PLANE = "plane"  # an optional plane: true (its defaults) or a mapping of PLANE_FIELDS
+    POOLS = "pools"  # a list of mappings of POOL_FIELDS (engine.request.pool_parse)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -278,6 +279,16 @@ REQUEST_FIELDS: tuple[RequestField, ...] = (
         help=gettext_noop(
             "An out-of-band management plane: true, or its options (nic_speed 1, ports 1, "
             "oversubscription 11 by default; nic, leaf, spine)."
+        ),
+    ),
+    RequestField(
+        name="pools",
+        kind=FieldKind.POOLS,
+        help=gettext_noop(
+            "Other kinds of servers on the same compute fabric, their leaves sharing its "
+            "spines: a list of {gpus, gpus_per_server, rails, nic_speed or nic, "
+            "servers_per_rack}, e.g. 8-GPU servers beside rack-scale trays, or 200G NICs "
+            "beside 400G."
         ),
     ),
     # A rack-scale scale-up domain (issue 28, item 1): set `system` or `trays_per_rack` and a

@@ -14,6 +14,7 @@ from engine.text import Text
 MAX_GPUS = 1_000_000
 NIC_SPEEDS_GBPS = (1, 10, 25, 50, 100, 200, 400, 800)
 MAX_OVERSUBSCRIPTION = 64
+MAX_POOLS = 3  # other kinds of servers one compute fabric may serve besides the first
 
 
 class Fabric(StrEnum):
@@ -115,6 +116,25 @@ class ScaleUpRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PoolRequest:
+    """Another kind of server on the same compute fabric (issue 28: heterogeneous pools, "our
+    room is heterogeneous"): its own GPUs per server, NICs and their speed, and rack density.
+    Its leaves are the compute fabric's leaf model and uplink to the same spines."""
+
+    name: str  # pool2, pool3: the plane its servers, leaves and links are listed under
+    gpus: int
+    gpus_per_server: int = 8
+    rails: int  # NICs per server on the compute fabric
+    nic_speed_gbps: int
+    nic: NicSpec | None = None
+    servers_per_rack: int = 4
+
+    @property
+    def servers(self) -> int:
+        return self.gpus // self.gpus_per_server
+
+
+@dataclass(frozen=True, kw_only=True)
 class DesignRequest:
     gpus: int
     gpus_per_server: int = 8
@@ -146,6 +166,7 @@ class DesignRequest:
     frontend: PlaneRequest | None = None
     oob: PlaneRequest | None = None
     scale_up: ScaleUpRequest | None = None
+    pools: tuple[PoolRequest, ...] = ()  # other kinds of servers sharing the compute spines
 
     @property
     def servers(self) -> int:
@@ -243,7 +264,20 @@ def to_dict(request: DesignRequest) -> dict[str, object]:
             out[name] = _plane_to_dict(plane)
     if request.scale_up is not None:  # only then: older requests keep their exact JSON
         out.update(_scale_up_to_dict(request.scale_up))
+    if request.pools:  # likewise
+        out["pools"] = [_pool_to_dict(pool) for pool in request.pools]
     return out
+
+
+def _pool_to_dict(pool: PoolRequest) -> dict[str, object]:
+    return {
+        "gpus": pool.gpus,
+        "gpus_per_server": pool.gpus_per_server,
+        "rails": pool.rails,
+        "nic_speed": pool.nic_speed_gbps,
+        **({"nic": pool.nic.sku} if pool.nic is not None else {}),
+        "servers_per_rack": pool.servers_per_rack,
+    }
 
 
 def _scale_up_to_dict(scale_up: ScaleUpRequest) -> dict[str, object]:
@@ -264,6 +298,7 @@ def planned_products(request: DesignRequest) -> tuple[str, ...]:
     for choice in (request.leaf, request.spine, request.core):
         if choice is not None and choice.model.lifecycle == Lifecycle.PLANNED:
             skus.add(choice.model.label)
-    if request.nic is not None and request.nic.lifecycle == Lifecycle.PLANNED:
-        skus.add(request.nic.sku)
+    for nic in (request.nic, *(pool.nic for pool in request.pools)):
+        if nic is not None and nic.lifecycle == Lifecycle.PLANNED:
+            skus.add(nic.sku)
     return tuple(sorted(skus))

@@ -34,6 +34,7 @@ from engine.request.model import (
     ScaleUpRequest,
     SwitchChoice,
 )
+from engine.request.pool_parse import parse_pools
 from engine.request.scale_up_parse import parse_scale_up, with_system_defaults
 from engine.text import Text, gettext_noop, text
 
@@ -626,6 +627,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
     if scale_up is not None:
         layout = _rack_scale_layout(reader, layout, scale_up)
 
+    pools = parse_pools(reader, catalog, fabric, compute_planes)
     planes: dict[str, PlaneRequest | None] = {}
     for name in ("storage", "frontend", "oob"):
         planes[name] = _parse_plane(name, data.get(name), catalog, reader.errors)
@@ -662,6 +664,7 @@ def parse_request(data: Mapping[str, object], catalog: CatalogSnapshot) -> Desig
         frontend=planes["frontend"],
         oob=planes["oob"],
         scale_up=scale_up,
+        pools=pools,
     )
 
 

@@ -132,6 +132,15 @@ CASES = (
         path=("oob", "nic_speed"),
         wizard={"oob_plane": "on"},
     ),
+    # Heterogeneous pools (issue 28): 32 servers of 8 GPUs at 200G beside the 8 at 400G. The
+    # wizard asks for one pool, on the GPUs step.
+    Case(
+        "pools",
+        [{"gpus": 256, "nic_speed": 200}],
+        256,
+        path=("pools", "0", "gpus"),
+        wizard={"pool_gpus": "256", "pool_nic_speed": "200"},
+    ),
     # Rack-scale systems (issue 28, item 1). A system fills in its tray (4 GPUs, 4 NICs); the
     # wizard, choosing it, drops the 8-GPU server the scenario filled in for it.
     Case("system", "gb200-nvl72", "gb200-nvl72"),
@@ -161,7 +170,7 @@ WIZARD_FIELDS_LEFT_OUT: set[str] = set()
 
 def _at(data: Any, path: tuple[str, ...]) -> Any:
     for key in path:
-        data = data[key]
+        data = data[int(key)] if isinstance(data, list) else data[key]
     return data
 
 
@@ -282,7 +291,7 @@ def _cli_args(request: dict[str, Any]) -> list[str]:
         option = FIELDS[name].option
         if value is True:
             args.append(option)
-        elif isinstance(value, dict):
+        elif isinstance(value, dict | list):
             args += [option, json.dumps(value)]
         else:
             args += [option, str(value)]
@@ -313,7 +322,8 @@ def test_a_cli_plane_option_that_is_no_object_is_one_line(catalog):
 
 def _form_field(name: str) -> str:
     """The wizard's form field that sets request field `name`."""
-    return {plane: switch for switch, plane in PLANE_SWITCHES.items()}.get(name, name)
+    fields = {plane: switch for switch, plane in PLANE_SWITCHES.items()} | {"pools": "pool_gpus"}
+    return fields.get(name, name)
 
 
 def test_the_wizard_shows_every_field_but_those_it_leaves_out():

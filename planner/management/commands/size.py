@@ -28,6 +28,7 @@ OPTION_TYPES: dict[FieldKind, type] = {
     FieldKind.RATIO: str,
 }
 PLANE_EXAMPLE = '{"nic_speed": 100}'
+POOLS_EXAMPLE = '[{"gpus": 256, "nic_speed": 200}]'
 
 
 class Command(BaseCommand):
@@ -39,6 +40,8 @@ class Command(BaseCommand):
             text = spec.help.replace("%", "%%")
             if spec.kind is FieldKind.BOOLEAN:
                 parser.add_argument(spec.option, action="store_true", help=text)
+            elif spec.kind is FieldKind.POOLS:
+                parser.add_argument(spec.option, metavar="JSON", help=text)
             elif spec.kind is FieldKind.PLANE:
                 # Alone: the plane with its defaults; with a JSON object: those options.
                 parser.add_argument(spec.option, nargs="?", const="true", metavar="JSON", help=text)
@@ -119,7 +122,11 @@ def request_options(options: Mapping[str, Any]) -> dict[str, Any]:
         value = options.get(spec.name)
         if value is None or value is False:
             continue
-        data[spec.name] = _plane(spec, value) if spec.kind is FieldKind.PLANE else value
+        if spec.kind is FieldKind.PLANE:
+            value = _plane(spec, value)
+        elif spec.kind is FieldKind.POOLS:
+            value = _pools(spec, value)
+        data[spec.name] = value
     return data
 
 
@@ -160,3 +167,17 @@ def _read_request(path: Path, what: str = "request") -> dict[str, Any]:
     if not isinstance(data, dict):
         raise CommandError(f"{path} must hold a JSON object of {what} fields.")
     return data
+
+
+def _pools(spec: RequestField, value: str) -> object:
+    try:
+        pools = json.loads(value)
+    except json.JSONDecodeError:
+        pools = None
+    if isinstance(pools, dict):
+        pools = [pools]  # one pool may be given alone
+    if not isinstance(pools, list):
+        raise CommandError(
+            f"{spec.option} takes a JSON list of pools, e.g. '{POOLS_EXAMPLE}'; got {value!r}."
+        )
+    return pools

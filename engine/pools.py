@@ -1,0 +1,232 @@
+"""Heterogeneous pools (issue 28): one compute fabric serving several kinds of servers.
+
+AutoLink's own review lists it among what it cannot do ("our room is heterogeneous"): rack-scale
+trays beside 8-GPU servers, or 200G NICs beside 400G. Each pool gets leaves of the compute
+fabric's leaf model, sized for its own servers, NICs and NIC speed; every leaf of every pool has
+the same uplinks to the same spines, because in a two-tier Clos each leaf reaches each spine
+(the design method's leaf-spine rule). So the first pool settles the uplinks (its oversubscription
+target at its NIC speed) and a pool's leaf takes as many of its own servers as those uplinks
+carry within the target; the spines are sized for every pool's leaves.
+
+A pool is a plane of the design (`pool2`, ...) holding its leaves, its server links and its
+links up to the compute spines, on the spine ports after the ones before it; the spines are
+the compute plane's. Pools share one two-tier fabric: a room that needs a third tier is refused
+by name rather than sized wrong."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from engine.design import PlaneShape
+from engine.errors import FabricTooLarge, SwitchMismatch
+from engine.fabric import PlaneInput, _groups, _plane_ports, ceil_ratio, plan_plane
+from engine.ports import SwitchModel, leaf_capacity, ways
+from engine.request import DesignRequest, Layout, PoolRequest
+from engine.text import gettext_noop, text
+
+# Sizing the first pool with room on its spines for the others may change its uplinks, and so
+# the others' leaves: a handful of rounds settles it (two, in every request tried).
+_ROUNDS = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class PoolSummary:
+    """One pool of a design, as the result shows it beside its plane."""
+
+    name: str
+    gpus: int
+    gpus_per_server: int
+    servers: int
+    rails: int
+    nic_speed_gbps: int
+    servers_per_rack: int
+    racks: int
+
+
+def pool_summaries(request: DesignRequest) -> tuple[PoolSummary, ...] | None:
+    """The request's pools, or None for a fabric of one kind of server (its JSON unchanged)."""
+    if not request.pools:
+        return None
+    return tuple(
+        PoolSummary(
+            name=pool.name,
+            gpus=pool.gpus,
+            gpus_per_server=pool.gpus_per_server,
+            servers=pool.servers,
+            rails=pool.rails,
+            nic_speed_gbps=pool.nic_speed_gbps,
+            servers_per_rack=pool.servers_per_rack,
+            racks=-(-pool.servers // pool.servers_per_rack),
+        )
+        for pool in request.pools
+    )
+
+
+def pool_of(request: DesignRequest, name: str) -> PoolRequest | None:
+    return next((pool for pool in request.pools if pool.name == name), None)
+
+
+def pool_layout(request: DesignRequest, pool: PoolRequest) -> Layout:
+    """Where a pool's racks stand: the request's rows, with the pool's own rack density."""
+    return replace(request.layout, servers_per_rack=pool.servers_per_rack)
+
+
+def pool_input(spec: PlaneInput, pool: PoolRequest, leaf: SwitchModel | None = None) -> PlaneInput:
+    return replace(
+        spec,
+        leaf=leaf or spec.leaf,
+        plane=pool.name,
+        servers=pool.servers,
+        ports_per_server=pool.rails,
+        nic_speed_gbps=pool.nic_speed_gbps,
+        servers_per_rack=pool.servers_per_rack,
+        servers_per_su=None,
+        extra_leaves=0,
+    )
+
+
+def plan_pools(
+    spec: PlaneInput, request: DesignRequest, leaves: Mapping[str, SwitchModel]
+) -> tuple[PlaneShape, tuple[PlaneShape, ...]]:
+    """(the compute plane's shape, each pool's) for a request with pools; `leaves` gives a
+    pool's leaf model where it is not the first pool's (its cages run one link each)."""
+    extra = 1  # a pool has a leaf at least: never one switch for the first pool alone
+    for _ in range(_ROUNDS):
+        first = plan_plane(replace(spec, extra_leaves=extra))
+        if first.tiers != 2:
+            raise _too_large(request)
+        pools, end = _pool_shapes(spec, request, first, leaves)
+        taken = sum(shape.leaves for shape in pools)
+        if end <= spec.spine.logical_ports(first.uplink_speed_gbps) and taken <= extra:
+            own = first.spine_downlinks
+            return replace(first, pool_spine_downlinks=end - own), pools
+        extra = max(taken, extra + 1)
+    raise _too_large(request)
+
+
+def _too_large(request: DesignRequest) -> FabricTooLarge:
+    return FabricTooLarge(
+        text(
+            gettext_noop(
+                "Pools share one two-tier compute fabric, and %(gpus)s GPUs in %(pools)s pools "
+                "need more leaves than its spines have ports; choose a spine with more ports, a "
+                "higher oversubscription, or size the pools as separate designs."
+            ),
+            gpus=request.gpus + sum(pool.gpus for pool in request.pools),
+            pools=len(request.pools) + 1,
+        )
+    )
+
+
+def _pool_shapes(
+    spec: PlaneInput,
+    request: DesignRequest,
+    first: PlaneShape,
+    leaves: Mapping[str, SwitchModel],
+) -> tuple[tuple[PlaneShape, ...], int]:
+    """Each pool's shape under `first`'s spines, and the spine ports all of them take."""
+    up = first.uplink_speed_gbps
+    # A pool's links start on a whole cage of the spine, so no cage's lanes join two pools.
+    align = math.lcm(*(ways(group, up) or 1 for group in spec.spine.port_groups))
+    end = first.spine_downlinks
+    racks = -(-request.servers // request.layout.servers_per_rack)
+    span_racks = racks
+    shapes = []
+    for pool in request.pools:
+        end = -(-end // align) * align
+        shape = _pool_shape(
+            pool_input(spec, pool, leaves.get(pool.name)),
+            first,
+            offset=end,
+            first_rack=racks,
+            span_racks=span_racks,
+        )
+        shapes.append(shape)
+        end += shape.spine_downlinks
+        racks += -(-pool.servers // pool.servers_per_rack)
+    return tuple(shapes), end
+
+
+def _pool_shape(
+    spec: PlaneInput, first: PlaneShape, *, offset: int, first_rack: int, span_racks: int
+) -> PlaneShape:
+    """A pool's leaves with `first`'s uplinks: as many of its servers a leaf as those uplinks
+    carry within the oversubscription target and the leaf's ports allow."""
+    _, ports, leaves_per_group, per_leaf, servers = _plane_ports(spec)
+    nic, up, u = spec.nic_speed_gbps, first.uplink_speed_gbps, first.leaf_uplinks
+    target = spec.leaf_oversubscription
+    if spec.leaf.logical_ports(nic) == 0:
+        raise SwitchMismatch(
+            text(
+                gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
+                plane=spec.plane,
+                leaf=spec.leaf.label,
+                nic=nic,
+            )
+        )
+    # d x nic <= target x u x up, in integers (target = num/den).
+    most = min(
+        target.numerator * u * up // (nic * target.denominator), spec.leaf.logical_ports(nic)
+    )
+    while most > 0:
+        cap = leaf_capacity(spec.leaf, nic, up, most)
+        if cap is not None and cap[0] >= u:
+            break
+        most -= 1
+    unit = most // per_leaf
+    if spec.style == "tor":
+        unit = min(unit, spec.servers_per_rack)
+    if unit == 0:
+        raise SwitchMismatch(
+            text(
+                gettext_noop(
+                    "%(plane)s: leaf %(leaf)s keeps %(uplinks)s x %(up)sG uplinks to the shared "
+                    "spines and has no room left for a server's %(ports)s x %(nic)sG ports."
+                ),
+                plane=spec.plane,
+                leaf=spec.leaf.label,
+                uplinks=u,
+                up=up,
+                ports=per_leaf,
+                nic=nic,
+            )
+        )
+    if spec.minimum_for_today:
+        unit = -(-servers // -(-servers // unit))
+    groups = _groups(servers, unit, leaves_per_group, per_leaf)
+    leaves = sum(group.count * group.leaves for group in groups)
+    # Every leaf reaches every spine; a full unit of this pool may need fewer parallel links to
+    # each than the first pool's leaves (slower NICs, fewer servers a leaf).
+    spines = first.spines_per_pod
+    needed = ceil_ratio(unit * per_leaf * nic, target, up)
+    m = min(first.leaf_spine_links, max(1, -(-needed // spines)))
+    return PlaneShape(
+        plane=spec.plane,
+        style=spec.style,
+        fabric_planes=1,
+        tiers=2,
+        nic_speed_gbps=nic,
+        ports_per_server=ports,
+        links_per_server_per_leaf=per_leaf,
+        servers=servers,
+        group_servers=unit,
+        leaf_groups=groups,
+        leaf_downlinks=unit * per_leaf,
+        leaf_uplinks=spines * m,
+        uplink_speed_gbps=up,
+        groups_per_pod=sum(group.count for group in groups),
+        pods=1,
+        spines_per_pod=spines,
+        leaf_spine_links=m,
+        spine_downlinks=leaves * m,
+        spine_uplinks=0,
+        core_speed_gbps=0,
+        cores_per_group=0,
+        spine_core_links=0,
+        spine_plane="compute",
+        spine_port_offset=offset,
+        first_server=first_rack * spec.servers_per_rack,
+        span_servers=span_racks * spec.servers_per_rack,
+    )
