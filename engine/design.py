@@ -335,6 +335,15 @@ class Design:
         return self.scale_up.domain_gpus if self.scale_up else self.gpus_per_server
 
     @property
+    def gpus_total(self) -> int:
+        """Every pool's GPUs (engine.pools): what the cluster is quoted and priced per."""
+        return self.gpus + sum(pool.gpus for pool in self.request.pools)
+
+    @property
+    def servers_total(self) -> int:
+        return self.servers + sum(pool.servers for pool in self.request.pools)
+
+    @property
     def compute(self) -> PlaneDesign:
         return self.planes[0]
 

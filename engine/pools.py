@@ -64,6 +64,18 @@ def pool_summaries(request: DesignRequest) -> tuple[PoolSummary, ...] | None:
     )
 
 
+def pool_racks(request: DesignRequest) -> tuple[tuple[PoolRequest, int, int], ...]:
+    """(pool, its first compute rack, its racks): each pool's racks follow the racks before it,
+    the first pool's first, so that every pool's servers stand in racks of their own kind."""
+    first = -(-request.servers // request.layout.servers_per_rack)
+    out = []
+    for pool in request.pools:
+        racks = -(-pool.servers // pool.servers_per_rack)
+        out.append((pool, first, racks))
+        first += racks
+    return tuple(out)
+
+
 def pool_of(request: DesignRequest, name: str) -> PoolRequest | None:
     return next((pool for pool in request.pools if pool.name == name), None)
 
@@ -131,21 +143,16 @@ def _pool_shapes(
     # A pool's links start on a whole cage of the spine, so no cage's lanes join two pools.
     align = math.lcm(*(ways(group, up) or 1 for group in spec.spine.port_groups))
     end = first.spine_downlinks
-    racks = -(-request.servers // request.layout.servers_per_rack)
-    span_racks = racks
+    span_racks = -(-request.servers // request.layout.servers_per_rack)
     shapes = []
-    for pool in request.pools:
+    for pool, first_rack, _racks in pool_racks(request):
         end = -(-end // align) * align
+        pool_spec = pool_input(spec, pool, leaves.get(pool.name))
         shape = _pool_shape(
-            pool_input(spec, pool, leaves.get(pool.name)),
-            first,
-            offset=end,
-            first_rack=racks,
-            span_racks=span_racks,
+            pool_spec, first, offset=end, first_rack=first_rack, span_racks=span_racks
         )
         shapes.append(shape)
         end += shape.spine_downlinks
-        racks += -(-pool.servers // pool.servers_per_rack)
     return tuple(shapes), end
 
 

@@ -269,6 +269,21 @@ class DesignResult:
     pools: tuple[PoolSummary, ...] | None = field(default=None, metadata=omit_none())
 
     @property
+    def gpus_total(self) -> int:
+        """Every pool's GPUs: `gpus` and `servers` are the first pool's, which the training
+        view sizes jobs on; the cluster is quoted and priced per all of them."""
+        return self.gpus + sum(pool.gpus for pool in self.pools or ())
+
+    @property
+    def servers_total(self) -> int:
+        return self.servers + sum(pool.servers for pool in self.pools or ())
+
+    @property
+    def racks_total(self) -> int:
+        """Compute racks of every pool, each pool's in racks of its own."""
+        return self.racks + sum(pool.racks for pool in self.pools or ())
+
+    @property
     def compute(self) -> PlaneResult | None:
         return self.planes[0] if self.planes else None
 

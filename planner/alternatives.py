@@ -94,7 +94,7 @@ def alternative_rows(
     for option in options:
         design, result = option.design, option.value
         tiers = {tier.role: tier for tier in design.compute.tiers}
-        cost = per_unit(design.cost, design.gpus)
+        cost = per_unit(design.cost, design.gpus_total)
         priced = cost is not None and not design.unpriced_lines
         if customer_copy and not priced:
             cost = None

@@ -41,6 +41,7 @@ from planner.handover.rack_svg import elevations_svg
 from planner.i18n import plan_labels, translated
 from planner.meaning.read_model import proposal_meaning
 from planner.models import Design, FrozenDesign
+from planner.pool_rows import pool_rows
 from planner.svg import gantt_svg, lengths_svg, topology_svg
 
 # Beyond this many racks the elevations show one rack of each distinct layout: WeasyPrint draws
@@ -266,6 +267,7 @@ def design_document(
         "result": presenters.shown_result(result, () if unpriced else ("catalog_gap",)),
         "unpriced_names": sorted({row.description for row in bom_lines if row.to_be_priced}),
         "racks": presenters.rack_count(result),
+        "pools": pool_rows(result),
         "request": dict(frozen.request),
         "plan": plan,
         "gantt_svg": gantt_svg(plan, labels),

@@ -27,7 +27,7 @@ POOL_FIELDS = {
 class PoolFields(forms.Form):
     pool_gpus = RackNumber(
         _("Second pool: GPUs"),
-        _("GPUs"),
+        "",
         _(
             "Another kind of server on the same fabric, its leaves sharing the spines (e.g. "
             "8-GPU servers beside rack-scale racks). Empty: one kind of server."

@@ -109,6 +109,13 @@ class Design(models.Model):
         return None if self.result is None else result_from_json(self.result)
 
 
+def _total(result: Any, key: str) -> int:
+    if not isinstance(result, dict):
+        return 0
+    pools = result.get("pools") or []
+    return int(result.get(key) or 0) + sum(int(pool.get(key) or 0) for pool in pools)
+
+
 class FrozenDesign(models.Model):
     """A design as a quote froze it: its request, its result and the catalog snapshot it was
     sized with, never changed once written. A quote revision points at one (PROTECT); a revised
@@ -145,6 +152,15 @@ class FrozenDesign(models.Model):
     def sizing_snapshot_sha256(self) -> str:
         """The snapshot's SHA-256, "" when none was kept."""
         return self.sizing_snapshot.sha256 if self.sizing_snapshot is not None else ""
+
+    @property
+    def gpus_total(self) -> int:
+        """Every pool's GPUs (engine.pools), read from the stored JSON without decoding it."""
+        return _total(self.result, "gpus")
+
+    @property
+    def servers_total(self) -> int:
+        return _total(self.result, "servers")
 
     @cached_property
     def typed_result(self) -> DesignResult | None:

@@ -44,7 +44,7 @@ from planner.svg import gantt_svg
 def role_labels() -> dict[str, str]:
     """Tier and plane names for the drawings (`planner.svg.lengths_svg`)."""
     roles = ("server", "endpoint", "storage", "leaf", "spine", "core")
-    planes = ("compute", "storage", "frontend", "oob")
+    planes = ("compute", "pool2", "pool3", "pool4", "storage", "frontend", "oob")
     return {
         **{f"role_{role}": role_label(role) for role in roles},
         **{f"plane_{plane}": plane_label(plane) for plane in planes},
@@ -62,6 +62,8 @@ def topology_labels() -> dict[str, str]:
         "compute": _("Compute plane"),
         "frontend": _("Frontend plane"),
         "oob": _("Out-of-band plane"),
+        **{pool: plane_label(pool) for pool in ("pool2", "pool3", "pool4")},
+        "shared": _("shared with the compute fabric"),
         "storage_plane": _("Storage plane"),
         "links": _("links"),
         "switches": _("switches"),
@@ -653,7 +655,7 @@ class RackCount:
 
 
 def rack_count(result: DesignResult, network_racks: int | None = None) -> RackCount:
-    return RackCount(compute=result.racks, network=network_racks)
+    return RackCount(compute=result.racks_total, network=network_racks)
 
 
 # --- the implementation plan -------------------------------------------------------------------
@@ -666,7 +668,7 @@ def result_plan(
     (`bom`: its lines in the reader's language; the stored English ones when None)."""
     compute = result.compute
     return build_plan(
-        servers=max(1, result.servers),
+        servers=max(1, result.servers_total),
         su_servers=(compute.group_servers if compute else 0) or max(1, result.servers),
         cables=result.cables_total,
         switches=result.switches_total,

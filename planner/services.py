@@ -378,7 +378,7 @@ def design_create(
         is_draft=False,
         request=to_dict(sized.request),
         result=sized.result,
-        gpus=sized.request.gpus,
+        gpus=sized.design.gpus_total,
         catalog_version=sized.catalog.version,
         sizing_snapshot=_snapshot_row(sized.catalog),
         copied_from=copied_from,
@@ -423,7 +423,7 @@ def design_save_draft(
     design.is_draft = True
     design.request = dict(request_data)
     design.result = sized.result if sized else None
-    design.gpus = sized.request.gpus if sized else None
+    design.gpus = sized.design.gpus_total if sized else None
     design.catalog_version = sized.catalog.version if sized else ""
     design.sizing_snapshot = _snapshot_row(sized.catalog) if sized else None
     # An existing row gets the draft's columns only: whatever else the caller's copy holds
@@ -465,7 +465,7 @@ def design_finalize(*, design: Design) -> Design:
     design.is_draft = False
     design.request = to_dict(sized.request)
     design.result = sized.result
-    design.gpus = sized.request.gpus
+    design.gpus = sized.design.gpus_total
     design.catalog_version = sized.catalog.version
     design.sizing_snapshot = _snapshot_row(sized.catalog)
     design.save(update_fields=["is_draft", "request", "result", "gpus", "catalog_version",

@@ -116,6 +116,10 @@ TOPOLOGY_DEFAULT_LABELS = {
     "storage_plane": "Storage plane",
     "frontend": "Frontend plane",
     "oob": "Out-of-band plane",
+    "pool2": "Compute fabric, second pool",
+    "shared": "shared with the compute fabric",
+    "pool3": "Compute fabric, third pool",
+    "pool4": "Compute fabric, fourth pool",
     "links": "links",
     "switches": "switches",
     "servers": "servers",
@@ -213,19 +217,29 @@ class _Row:
     count: int
 
 
+def _pooled(result: DesignResult, name: str) -> bool:
+    return any(pool.name == name for pool in result.pools or ())
+
+
 def _plane_rows(plane: PlaneResult, result: DesignResult, labels: Mapping[str, str]) -> list[_Row]:
     """Rows from the top tier down to the endpoints, each with its boxes."""
     name = plane.name
     groups = plane.groups
     pods = plane.pods
     rows: list[_Row] = []
-    for tier in reversed(plane.tiers):
+    tiers = plane.tiers
+    compute = result.compute
+    shared = compute.tiers[1] if compute and name != "compute" and _pooled(result, name) else None
+    if shared is not None:  # a pool's leaves uplink to the compute fabric's spines
+        tiers = (*tiers, shared)
+    for tier in reversed(tiers):
         role = tier.role
         count = tier.count
         group_count = groups if role == "leaf" else pods if role == "spine" else 0
         prefix = {"leaf": "L", "spine": "S", "core": "C"}.get(role, "")
         boxes, grouped = _tier_boxes(role, count, group_count, labels, prefix)
         over = tier.oversubscription
+        note = f" · {labels.get('shared', 'shared')}" if tier is shared else ""
         rows.append(
             _Row(
                 role=role,
@@ -234,17 +248,19 @@ def _plane_rows(plane: PlaneResult, result: DesignResult, labels: Mapping[str, s
                 subtitle=(
                     f"{tier.ports_used}/{tier.ports_per_switch} {labels['ports_used']}"
                     + (f" · {over:g}:1" if over else "")
+                    + note
                 ),
                 boxes=boxes,
                 grouped=grouped,
                 count=count,
             )
         )
-    servers = result.servers
+    pool = next((p for p in result.pools or () if p.name == name), None)  # engine.pools
+    servers = pool.servers if pool else result.servers
     group_servers = plane.group_servers or servers
     endpoints = labels["server"]
-    if name == "compute" and servers:
-        per_server = result.gpus_per_server
+    if (name == "compute" or pool) and servers:
+        per_server = pool.gpus_per_server if pool else result.gpus_per_server
         if groups > 1 and group_servers:
             boxes = _boxes(
                 groups,

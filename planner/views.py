@@ -50,6 +50,7 @@ from planner.forms import (
     step_of_field,
 )
 from planner.models import Design, Scenario
+from planner.pool_rows import pool_rows
 from planner.svg import lengths_svg, topology_svg
 
 ADD = "planner.add_design"
@@ -116,7 +117,8 @@ def _summary(
         "switches_total": result.switches_total,
         "media_mix": presenters.media_mix(result),
         "estimate": priced,
-        "price_per_gpu": per_unit(total, result.gpus) if total else None,
+        "price_per_gpu": per_unit(total, result.gpus_total) if total else None,
+        "pools": pool_rows(result),
         "currency": _currency() if currency is None else currency,
         "gap_lines": sum(1 for line in result.bom if line.catalog_gap),
         # What the estimate leaves out: generic parts by name, products without a price by SKU.

@@ -127,7 +127,9 @@ def document_context(
         for group in context["groups"]:
             group.tier_label = tier_label(group.tier)
         # The quote's price per GPU before tax: its subtotal over the design's GPUs.
-        context["price_per_gpu"] = Money(revision.subtotal, revision.currency).per(result.gpus)
+        context["price_per_gpu"] = Money(revision.subtotal, revision.currency).per(
+            result.gpus_total
+        )
         cabling = document.cabling_attachment
         if cabling is not None:
             # WeasyPrint loads Pango and friends: only the worker that renders pays for it.

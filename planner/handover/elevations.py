@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from engine import names
 from engine.design import Design, PlaneDesign
 from engine.geometry import in_rack_leaf, rail_style
+from engine.pools import pool_racks
 from engine.request import LeafPlacement
 from engine.text import Text, gettext_noop, text
 from planner.handover.rack_scale import rack_scale_stack, rack_scale_warnings
@@ -147,6 +148,8 @@ def _device_power(design: Design) -> _Power:
     active cable on the links of its tier (the other half sits at the far end), NICs on the
     servers. Counts come from the design, so the rack totals add up to the BOM's."""
     counts: dict[tuple[str, str], int] = {}
+    # A pool's servers (engine.pools) draw their own NICs and modules, under the pool's name.
+    pools = {pool.name: pool.servers for pool in design.request.pools}
     for plane in design.planes:
         for tier in plane.tiers:
             counts[(plane.name, tier.role)] = tier.count
@@ -155,18 +158,20 @@ def _device_power(design: Design) -> _Power:
     power = _Power()
     for line in design.bom:
         line_max = max(line.power_max_w, line.power_w)
+        servers = pools.get(line.plane, design.servers)
+        server_key = (line.plane if line.plane in pools else "", "server")
         if line.category == "switch":
             key = (line.plane, line.tier)
             power.typical[key] += line.power_w / max(line.quantity, 1)
             power.maximum[key] += line_max / max(line.quantity, 1)
         elif line.category == "nic":
-            power.typical[("", "server")] += line.power_w / max(design.servers, 1)
-            power.maximum[("", "server")] += line_max / max(design.servers, 1)
+            power.typical[server_key] += line.power_w / max(servers, 1)
+            power.maximum[server_key] += line_max / max(servers, 1)
         elif line.category in ("transceiver", "cable") and "-" in line.tier:
             for role in line.tier.split("-", 1):
                 role = "server" if role == "endpoint" else role
-                plane_key = "" if role == "server" else line.plane
-                count = design.servers if role == "server" else counts.get((line.plane, role), 0)
+                plane_key = server_key[0] if role == "server" else line.plane
+                count = servers if role == "server" else counts.get((line.plane, role), 0)
                 if count:
                     power.typical[(plane_key, role)] += line.power_w * 0.5 / count
                     power.maximum[(plane_key, role)] += line_max * 0.5 / count
@@ -179,6 +184,10 @@ def _leaf_locations(plane: PlaneDesign, design: Design) -> Iterator[tuple[str, s
     layout = design.request.layout
     spr, per_row = layout.servers_per_rack, layout.racks_per_row
     placement = layout.leaf_placement
+    base, last = 0, design.racks - 1  # a pool's leaves stand in its own racks
+    for pool, first_rack, racks in pool_racks(design.request):
+        if pool.name == plane.name:
+            spr, base, last = pool.servers_per_rack, first_rack, first_rack + racks - 1
     for fabric_plane in range(shape.fabric_planes):
         leaf_index = 0
         first = 0
@@ -194,13 +203,13 @@ def _leaf_locations(plane: PlaneDesign, design: Design) -> Iterator[tuple[str, s
                         )
                     else:
                         server = first
-                    rack = server // spr
+                    rack = base + server // spr
                     row = rack // per_row
                     if placement == LeafPlacement.TOR and in_rack_leaf(shape, layout):
                         if rail_style(shape):
                             rail = fabric_plane * shape.ports_per_server + within
                             rack += rail % math.ceil(group.servers / spr)
-                            rack = min(rack, design.racks - 1)
+                            rack = min(rack, last)
                         yield name, compute_rack_name(rack, per_row), rack // per_row
                     elif placement == LeafPlacement.NETWORK_RACK:
                         yield name, None, -1
@@ -388,6 +397,24 @@ def _place_servers(
             )
         )
         device_rack[name] = rack
+    for pool, first_rack, _racks in pool_racks(design.request):
+        for index in range(pool.servers):
+            rack = compute_rack_name(
+                first_rack + index // pool.servers_per_rack, layout.racks_per_row
+            )
+            name = names.server(index, pool.servers, pool.name)
+            compute[rack].append(
+                _Device(
+                    name=name,
+                    model=f"{pool.gpus_per_server}-GPU server",
+                    role="server",
+                    plane="",
+                    units=default_server_units(pool.gpus_per_server),
+                    power_w=power.typical[(pool.name, "server")],
+                    power_max_w=power.maximum[(pool.name, "server")],
+                )
+            )
+            device_rack[name] = rack
     return compute, device_rack
 
 
@@ -452,11 +479,12 @@ def _racks(
     layout = design.request.layout
     per_row = layout.racks_per_row
     racks: list[Rack] = []
-    for index in range(design.racks):
+    pool_racks_total = sum(racks for _pool, _first, racks in pool_racks(design.request))
+    for index in range(design.racks + pool_racks_total):
         name = compute_rack_name(index, per_row)
         row, pos = divmod(index, per_row)
         devices, pdus = compute[name], True
-        if design.scale_up is not None:  # power shelves on a bus bar, not PDUs
+        if design.scale_up is not None and index < design.racks:  # shelves on a bus bar
             devices, pdus = rack_scale_stack(design, name, devices, _rack_part), False
         racks.append(
             Rack(

@@ -50,22 +50,29 @@ def hostlist(names: list[str]) -> str:
 def topology_conf(design: Design) -> str:
     compute = design.compute
     shape = compute.shape
-    rail = shape.style in ("rail", "rail-plane")
+    pools = design.request.pools
     lines = [
         "# Slurm topology.conf (topology/tree) for the compute fabric, from the EZMAX design.",
-        f"# {design.gpus} GPUs, {design.servers} servers, {shape.tiers} tier(s).",
+        f"# {design.gpus + sum(p.gpus for p in pools)} GPUs, "
+        f"{design.servers + sum(p.servers for p in pools)} servers, {shape.tiers} tier(s).",
     ]
     groups: list[str] = []
-    first = 0
-    index = 0
-    for group in shape.leaf_groups:
-        for _ in range(group.count):
-            name = f"su{index + 1:02d}" if rail else f"rack{index + 1:03d}"
-            nodes = [server(first + k, design.servers) for k in range(group.servers)]
-            lines.append(f"SwitchName={name} Nodes={hostlist(nodes)}")
-            groups.append(name)
-            first += group.servers
-            index += 1
+    # A pool's units (engine.pools) hang under the same spines, named with the pool's prefix.
+    for plane in (compute, *(p for p in design.planes if p.shape.spine_plane)):
+        pool = plane.name if plane.shape.spine_plane else ""
+        servers = plane.shape.servers
+        rail = plane.shape.style in ("rail", "rail-plane")
+        first = 0
+        index = 0
+        for group in plane.shape.leaf_groups:
+            for _ in range(group.count):
+                name = f"su{index + 1:02d}" if rail else f"rack{index + 1:03d}"
+                name = f"{pool}-{name}" if pool else name
+                nodes = [server(first + k, servers, pool) for k in range(group.servers)]
+                lines.append(f"SwitchName={name} Nodes={hostlist(nodes)}")
+                groups.append(name)
+                first += group.servers
+                index += 1
     if shape.tiers == 2:
         lines.append(f"SwitchName=spines Switches={hostlist(groups)}")
     elif shape.tiers == 3:

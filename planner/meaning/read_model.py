@@ -116,11 +116,18 @@ def reference_job_data(*, gpus: int, gpus_per_server: int = 8) -> dict[str, obje
     return fallback
 
 
+def job_gpus(design: Design) -> int:
+    """The GPUs a job runs on by default: the first pool's (its request's `gpus`), whose
+    fabric the estimate reads; `design.gpus` counts every pool (engine.pools)."""
+    asked = design.request.get("gpus") if isinstance(design.request, dict) else None
+    return int(asked) if isinstance(asked, int) else int(design.gpus or 0)
+
+
 def job_parse(*, data: Mapping[str, object], design: Design | None = None) -> Job:
     """A job from a form, the API or a file; GPUs default to the design's."""
     values = {key: value for key, value in data.items() if value not in (None, "")}
-    if design is not None and "gpus" not in values and design.gpus:
-        values["gpus"] = design.gpus
+    if design is not None and "gpus" not in values and job_gpus(design):
+        values["gpus"] = job_gpus(design)
     try:
         return parse_job(values)
     except JobError as exc:
@@ -594,7 +601,7 @@ def proposal_meaning(
     typed = result if result is not None else design.typed_result
     assert typed is not None  # a stored result always decodes to one
     # Tensor parallel over the NVLink domain: a server's GPUs, or a rack-scale rack's.
-    data = reference_job_data(gpus=design.gpus, gpus_per_server=typed.scale_up_gpus)
+    data = reference_job_data(gpus=job_gpus(design), gpus_per_server=typed.scale_up_gpus)
     try:
         job = job_parse(data=data, design=design)
     except JobInvalid:

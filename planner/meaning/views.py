@@ -110,7 +110,7 @@ def design_meaning(request: HttpRequest, pk: int) -> HttpResponse:
     submitted = {name: request.GET.get(name, "") for name in FORM_FIELDS if name in request.GET}
     values: dict[str, object] = dict(submitted) if submitted else {}
     if not values and design.gpus:
-        values = meaning.reference_job_data(gpus=design.gpus)
+        values = meaning.reference_job_data(gpus=meaning.job_gpus(design))
     errors: dict[str, str] = {}
     context: dict[str, Any] = {"design": design}
     job = None

@@ -164,7 +164,7 @@ def _row(
         low_seconds=found.low_seconds_per_step if found else None,
         high_seconds=found.high_seconds_per_step if found else None,
         bound_seconds=found.bound_seconds_per_step if found else None,
-        cost_per_gpu=per_unit(cost, design.gpus), gpus=design.gpus, error="",
+        cost_per_gpu=per_unit(cost, design.gpus_total), gpus=design.gpus, error="",
     )  # fmt: skip
 
 

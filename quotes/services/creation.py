@@ -80,7 +80,7 @@ def _gap_description(entry: BomLineResult) -> Descriptions:
 def _design_counts(result: DesignResult) -> tuple[int, int, int]:
     """(servers, switches, GPUs) of a sized design, for the service rule."""
     switches = sum(line.quantity for line in _bom_lines(result) if line.category == "switch")
-    return result.servers, switches, result.gpus
+    return result.servers_total, switches, result.gpus_total
 
 
 def _sales_contact(user: User, *, phone: str | None) -> dict[str, str]:
