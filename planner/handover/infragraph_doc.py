@@ -39,7 +39,15 @@ def natural_key(name: str) -> tuple[object, ...]:
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
+_POOL_SERVER = re.compile(r"^(pool\d+)-srv\d+$")
+
+
 def role_of(device: str) -> str:
+    """The instance a device belongs to: a pool's servers (engine.pools) are their own kind of
+    server, `pool2_server`; every pool's leaves are the fabric's one leaf model."""
+    pool = _POOL_SERVER.match(device)
+    if pool is not None:
+        return f"{pool.group(1)}_server"
     for role in ("leaf", "spine", "core"):
         if role in device:
             return role
@@ -98,8 +106,8 @@ class _Run:
             stop = start + step * (n - 1) + 1
             return f"[{start}:{stop}]" if step == 1 else f"[{start}:{stop}:{step}]"
 
-        a_component = "nic" if first.a_role == "server" else "port"
-        b_component = "nic" if first.b_role == "server" else "port"
+        a_component = "nic" if _server(first.a_role) else "port"
+        b_component = "nic" if _server(first.b_role) else "port"
         return {
             "ep1": {
                 "instance": first.a_role + span(first.a_index, da_i),
@@ -124,7 +132,7 @@ class _Names:
 
 def _compute_legs(rows: Iterable[CablingRow]) -> Iterator[tuple[str, str, str, str, int]]:
     for row in rows:
-        if row.plane == "compute":
+        if row.plane == "compute" or row.plane.startswith("pool"):  # the pools' planes too
             for a_device, a_port, b_device, b_port in legs(row):
                 yield a_device, a_port, b_device, b_port, row.speed_gbps
 
@@ -135,8 +143,8 @@ def _names(links: list[tuple[str, str, str, str, int]]) -> _Names:
     for a_device, a_port, b_device, b_port, _speed in links:
         for device, port in ((a_device, a_port), (b_device, b_port)):
             role = role_of(device)
-            devices[role].add(device)
-            ports[role].add(port)
+            devices.setdefault(role, set()).add(device)
+            ports.setdefault(role, set()).add(port)
 
     def numbered(names: set[str]) -> dict[str, int]:
         return {name: k for k, name in enumerate(sorted(names, key=natural_key))}
@@ -147,9 +155,13 @@ def _names(links: list[tuple[str, str, str, str, int]]) -> _Names:
     )
 
 
-def _nic(port: str, names: _Names) -> int:
+def _nic(port: str, names: _Names, role: str = "server") -> int:
     match = _PORT_NUMBER.search(port)
-    return int(match.group(1)) - 1 if match else names.ports["server"][port]
+    return int(match.group(1)) - 1 if match else names.ports[role][port]
+
+
+def _server(role: str) -> bool:
+    return role == "server" or role.endswith("_server")
 
 
 def _edges(links: list[tuple[str, str, str, str, int]], names: _Names) -> list[dict[str, object]]:
@@ -160,10 +172,10 @@ def _edges(links: list[tuple[str, str, str, str, int]], names: _Names) -> list[d
         leg = _Leg(
             a_role=a_role,
             a_index=names.devices[a_role][a_device],
-            a_port=_nic(a_port, names) if a_role == "server" else names.ports[a_role][a_port],
+            a_port=_nic(a_port, names, a_role) if _server(a_role) else names.ports[a_role][a_port],
             b_role=b_role,
             b_index=names.devices[b_role][b_device],
-            b_port=_nic(b_port, names) if b_role == "server" else names.ports[b_role][b_port],
+            b_port=_nic(b_port, names, b_role) if _server(b_role) else names.ports[b_role][b_port],
             link=f"eth-{speed}g",
         )
         if run is not None and run.extends(leg):
@@ -177,7 +189,7 @@ def _edges(links: list[tuple[str, str, str, str, int]], names: _Names) -> list[d
     return edges
 
 
-def _server_device(gpus: int, nics: int) -> dict[str, object]:
+def _server_device(gpus: int, nics: int, name: str = "server") -> dict[str, object]:
     edges: list[dict[str, object]] = [
         {
             "ep1": {"component": "xpu"},
@@ -197,7 +209,7 @@ def _server_device(gpus: int, nics: int) -> dict[str, object]:
             }
         )
     return {
-        "name": "server",
+        "name": name,
         "description": "GPU server: GPUs on one NVLink switch, one NIC per compute port",
         "components": [
             {"name": "xpu", "description": "GPU", "count": gpus, "choice": "xpu"},
@@ -242,21 +254,27 @@ def infragraph_document(design: Design, rows: Iterable[CablingRow]) -> dict[str,
     links = list(_compute_legs(rows))
     names = _names(links)
     models = {tier.role: tier.switch for tier in design.compute.tiers}
-    nics = max(
-        (_nic(port, names) + 1 for port in names.ports["server"]),
-        default=design.compute.shape.ports_per_server,
-    )
-    roles = [role for role in ROLES if names.devices[role]]
+    per_server = {"server": design.gpus_per_server} | {
+        f"{pool.name}_server": pool.gpus_per_server for pool in design.request.pools
+    }
+
+    def nics(role: str) -> int:
+        return max(
+            (_nic(port, names, role) + 1 for port in names.ports[role]),
+            default=design.compute.shape.ports_per_server,
+        )
+
+    roles = [role for role in names.devices if names.devices[role]]
     devices = [
-        _server_device(design.gpus_per_server, nics)
-        if role == "server"
+        _server_device(per_server.get(role, design.gpus_per_server), nics(role), role)
+        if _server(role)
         else _switch_device(role, models.get(role, ""), len(names.ports[role]))
         for role in roles
     ]
     speeds = sorted({speed for *_ends, speed in links})
     return {
-        "name": f"ezmax-design-{design.gpus}-gpus",
-        "description": f"EZMAX design: {design.gpus} GPUs, {design.servers} servers, "
+        "name": f"ezmax-design-{design.gpus_total}-gpus",
+        "description": f"EZMAX design: {design.gpus_total} GPUs, {design.servers_total} servers, "
         f"{design.compute.shape.tiers}-tier {design.compute.style} compute fabric",
         "devices": devices,
         "links": [_link(speed) for speed in speeds],

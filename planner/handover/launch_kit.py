@@ -70,20 +70,29 @@ def launch_kit_topology(design: Design, rows: Iterable[CablingRow]) -> dict[str,
     kit = kit_planes(design)
     shape = design.compute.shape
     per_pod = max(shape.groups_per_pod, 1)
+    # A pool's units (engine.pools) follow the first pool's, so no two share an SU number;
+    # its hosts' rails are its own NICs.
+    first_su: dict[str, int] = {}
+    rails: dict[str, int] = {"compute": kit.rails}
+    units = shape.groups
+    for pool in design.request.pools:
+        pool_plane = design.plane(pool.name)
+        first_su[pool.name], rails[pool.name] = units, pool.rails
+        units += pool_plane.shape.groups if pool_plane is not None else 0
     nodes: dict[str, dict[str, str]] = {}
     links: list[list[dict[str, object]]] = []
     for row in rows:
-        if row.plane != "compute" or "leaf" not in row.a_device or "leaf" in row.b_device:
+        if row.plane not in rails or "leaf" not in row.a_device or "leaf" in row.b_device:
             continue
         for leaf, leaf_port, host, host_port in legs(row):
-            match = _LEAF.match(leaf)
+            match = _LEAF.match(leaf.removeprefix(f"{row.plane}-"))
             groups = match.groupdict() if match else {}
-            su = _number(groups.get("su")) - 1
+            su = first_su.get(row.plane, 0) + _number(groups.get("su")) - 1
             pod = su // per_pod if shape.tiers == 3 else 0
             port = _PORT.search(host_port)
             index = int(port.group(1)) - 1 if port else 0
             # Ports run plane by plane (c1-c8 on plane 1, c9-c16 on plane 2 for 8 GPUs).
-            rail = index % kit.rails
+            rail = index % rails[row.plane]
             plane = _number(groups.get("plane")) - 1
             nodes.setdefault(leaf, {"name": leaf, "role": "leaf", "type": "cumulus"})
             nodes.setdefault(host, {"name": host, "role": "host", "type": "default"})
@@ -119,7 +128,8 @@ def launch_kit_profile(design: Design) -> str:
     }
     lines = [
         "# NVIDIA Kubernetes Launch Kit (l8k): the Spectrum-X profile of the EZMAX design.",
-        f"# {design.gpus} GPUs, {design.servers} servers, {kit.rails} rails per server,",
+        f"# {design.gpus_total} GPUs, {design.servers_total} servers, {kit.rails} rails per "
+        "server,",
         f"# {kit.planes} plane(s) per NIC. Generate with:",
         f"#   l8k generate --network-operator-release {NETWORK_OPERATOR_RELEASE} "
         f"--spectrum-x {SPCX_VERSION} --multiplane-mode {kit.mode} "

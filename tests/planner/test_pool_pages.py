@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import zipfile
+from collections import Counter
 from io import StringIO
 
 import pytest
@@ -139,3 +140,68 @@ def test_the_quote_counts_and_prices_per_every_pools_gpu(client, design, enginee
     # The pool's ConnectX-7s are quoted under the pool's plane: 16 servers x 8.
     assert [(line.sku, line.quantity) for line in lines if line.plane == "pool2"
             and line.sku == NIC_400G] == [(NIC_400G, 128)]  # fmt: skip
+
+
+def test_the_infragraph_document_holds_every_pool_and_validates(design):
+    """ASTRA-sim's InfraGraph: the trays and the HGX servers are two kinds of server device
+    (4 GPUs and 4 NICs; 8 and 8), every cabled link of both pools is one graph link, and the
+    package's own schema and expansion accept the document."""
+    infragraph = pytest.importorskip("infragraph")
+    from infragraph.infragraph_service import InfraGraphService
+
+    from engine.cabling import iter_cabling
+    from planner.handover.cable_ids import legs
+    from planner.handover.infragraph_doc import infragraph_json, instance_names
+
+    engine_design = services.design_engine(design=design)
+    text = infragraph_json(engine_design, iter_cabling(engine_design))
+    infragraph.Infrastructure().deserialize(text).validate()
+    service = InfraGraphService()
+    service.set_graph(text)
+    graph = service.get_networkx_graph()
+    names = instance_names(iter_cabling(engine_design))
+    assert (len(names["server"]), len(names["pool2_server"])) == (36, 16)
+    document = json.loads(text)
+    kinds = {d["name"]: {c["name"]: c["count"] for c in d["components"]}
+             for d in document["devices"]}  # fmt: skip
+    assert (kinds["server"]["xpu"], kinds["server"]["nic"]) == (4, 4)
+    assert (kinds["pool2_server"]["xpu"], kinds["pool2_server"]["nic"]) == (8, 8)
+
+    def device(node: str) -> str:
+        role, index = node.split(".")[:2]
+        return names[role][int(index)]
+
+    between = [(a, b) for a, b in graph.edges if a.split(".")[:2] != b.split(".")[:2]]
+    cabled = Counter(
+        frozenset((a, b))
+        for row in iter_cabling(engine_design)
+        if row.plane in ("compute", "pool2")
+        for a, _a_port, b, _b_port in legs(row)
+    )
+    assert Counter(frozenset((device(a), device(b))) for a, b in between) == cabled
+
+
+def test_the_launch_kit_lists_every_pools_hosts_on_their_own_units(design):
+    """NVIDIA's launch kit allocates addresses per scalable unit and rail from the host-to-leaf
+    links: the trays' units come first (as many as the compute plane has, each tray on rails
+    0-3), then the pool's: its 16 servers fill less than one unit (a leaf with the spines' 40
+    uplinks takes 40 servers at 1:1), so one unit follows, its hosts on rails 0-7, and no unit
+    is claimed twice."""
+    from engine.cabling import iter_cabling
+    from planner.handover.launch_kit import launch_kit_topology
+
+    engine_design = services.design_engine(design=design)
+    topology = launch_kit_topology(engine_design, iter_cabling(engine_design))
+    hosts: dict[str, set[tuple[int, int]]] = {}
+    for _leaf, host in topology["links"]:
+        attributes = host["attributes"]
+        hosts.setdefault(host["node"], set()).add((attributes["su"], attributes["rail"]))
+    trays = {name: seen for name, seen in hosts.items() if name.startswith("srv")}
+    hgx = {name: seen for name, seen in hosts.items() if name.startswith("pool2-srv")}
+    assert (len(trays), len(hgx)) == (36, 16)
+    assert all({rail for _su, rail in seen} == set(range(4)) for seen in trays.values())
+    assert all({rail for _su, rail in seen} == set(range(8)) for seen in hgx.values())
+    tray_units = {su for seen in trays.values() for su, _rail in seen}
+    hgx_units = {su for seen in hgx.values() for su, _rail in seen}
+    assert hgx_units == {max(tray_units) + 1}
+    assert len(tray_units) == engine_design.compute.shape.groups
