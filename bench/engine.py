@@ -111,6 +111,20 @@ def run() -> list[tuple[str, float] | tuple[str, float, str]]:
             _median(lambda: size(single, catalog, prices), runs=15),
         )
     )
+    # Heterogeneous pools (issue 28): 16 NVL72 racks of trays under the same SN5600 spines as
+    # 512 HGX servers (8 x 400G) and 256 servers of 4 x 400G, priced: the pools' fixed point
+    # and each pool's plane.
+    pooled = parse_request(
+        {"gpus": 1152, "system": "gb200-nvl72", "leaf": "MSN5600-VS2FC",
+         "pools": [{"gpus": 4096}, {"gpus": 1024, "rails": 4}]},
+        catalog,
+    )  # fmt: skip
+    results.append(
+        (
+            "one priced design with two pools, 6,272 GPUs",
+            _median(lambda: size(pooled, catalog, prices)),
+        )
+    )
     for gpus in (8192, 131072):
         design = size(_request(gpus, catalog), catalog)
         results.append((f"validate {gpus:,} GPUs", _median(lambda d=design: validate(d), runs=5)))

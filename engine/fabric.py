@@ -41,6 +41,9 @@ class PlaneInput:
     # Leaves of other server pools that share this plane's spines (issue 28: heterogeneous
     # pools): each takes spine ports like one of ours, and the plane is never one switch.
     extra_leaves: int = 0
+    # Uplink bandwidth every leaf must have, at least: what the other pools' full leaves need,
+    # since every leaf of a two-tier Clos has the same uplinks to the same spines.
+    min_uplink_gbps: int = 0
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -152,13 +155,17 @@ def _two_tier(
     def plan(servers: int) -> tuple[int, int, int] | None:
         d = servers * per_leaf
         u = max(1, ceil_ratio(d * nic, spec.leaf_oversubscription, up))
+        u = max(u, ceil_div(spec.min_uplink_gbps, up))
         cap = leaf_capacity(spec.leaf, nic, up, d)
-        if cap is None:
-            return None
+        if cap is None or cap[0] < u:
+            return None  # (only another pool's uplinks can ask more than the ports left)
         leaves = ceil_div(endpoints, servers) * leaves_per_group + spec.extra_leaves
         if leaves > k_spine:
             return None  # every spine needs a port for every leaf
-        spread = uplinks_and_spines(u, cap[0], leaves, k_spine, least)
+        # Pools share these uplinks: more than any pool needs would take ports from the other
+        # pools' servers on every one of their leaves (smaller units, more leaves).
+        available = u if spec.min_uplink_gbps else cap[0]
+        spread = uplinks_and_spines(u, available, leaves, k_spine, least)
         if spread is None:
             return None
         return leaves + spread[1], spread[0], spread[1]

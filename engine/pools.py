@@ -21,7 +21,15 @@ from dataclasses import dataclass, replace
 
 from engine.design import PlaneShape
 from engine.errors import FabricTooLarge, SwitchMismatch
-from engine.fabric import PlaneInput, _groups, _plane_ports, ceil_ratio, plan_plane
+from engine.fabric import (
+    PlaneInput,
+    _groups,
+    _plane_ports,
+    ceil_ratio,
+    plan_plane,
+    split_ports,
+    uplink_speeds,
+)
 from engine.ports import SwitchModel, leaf_capacity, ways
 from engine.request import DesignRequest, Layout, PoolRequest
 from engine.text import gettext_noop, text
@@ -105,6 +113,7 @@ def plan_pools(
     """(the compute plane's shape, each pool's) for a request with pools; `leaves` gives a
     pool's leaf model where it is not the first pool's (its cages run one link each)."""
     extra = 1  # a pool has a leaf at least: never one switch for the first pool alone
+    spec = replace(spec, min_uplink_gbps=_uplinks_needed(spec, request, leaves))
     for _ in range(_ROUNDS):
         first = plan_plane(replace(spec, extra_leaves=extra))
         if first.tiers != 2:
@@ -116,6 +125,29 @@ def plan_pools(
             return replace(first, pool_spine_downlinks=end - own), pools
         extra = max(taken, extra + 1)
     raise _too_large(request)
+
+
+def _uplinks_needed(
+    spec: PlaneInput, request: DesignRequest, leaves: Mapping[str, SwitchModel]
+) -> int:
+    """The uplink bandwidth a full leaf of the most demanding other pool needs at the target
+    (a 64 x 400G leaf of 400G servers: 32 down, 32 x 400G up). Every leaf gets at least that,
+    the first pool's too: left to the first pool, a pool of fewer NICs per leaf would give
+    every other pool's leaves its few uplinks, and them fewer servers each (more leaves)."""
+    speeds = uplink_speeds(spec.leaf, spec.spine, spec.nic_speed_gbps)
+    if spec.uplink_gbps in speeds:
+        speeds = (spec.uplink_gbps,)
+    if not speeds:
+        return 0
+    up = speeds[0]
+    need = 0
+    for pool in request.pools:
+        leaf = leaves.get(pool.name, spec.leaf)
+        if leaf.logical_ports(pool.nic_speed_gbps) == 0 or leaf.logical_ports(up) == 0:
+            continue  # refused by name when the pool is sized
+        _down, uplinks = split_ports(leaf, pool.nic_speed_gbps, up, spec.leaf_oversubscription)
+        need = max(need, uplinks * up)
+    return need
 
 
 def _too_large(request: DesignRequest) -> FabricTooLarge:

@@ -79,6 +79,26 @@ def test_a_200g_pool_beside_400g_servers_shares_the_spines():
     assert (switches["leaf"], switches["spine"], switches["pool2_leaf"]) == (8, 8, 8)
 
 
+def test_every_leaf_gets_the_uplinks_the_most_demanding_pool_needs():
+    """8 servers of 8 x 100G beside 32 servers of 8 x 400G, on 64 x 400G leaves and spines.
+
+    Alone, the 100G servers' rail leaves would need 8 x 100 / 400 = 2 uplinks; the 400G pool's
+    full leaf takes 32 servers on 32 ports with 32 x 400G up at 1:1. Every leaf reaching every
+    spine with the same links, every leaf gets the 32 (the 100G leaves could then take 128
+    servers each: 32 cages split 4 x 100G). 16 leaves x 32 uplinks = 512 spine ports: 8 spines
+    of 64, four links from each leaf, every spine port used. Given the 100G pool's 2 uplinks
+    instead, the 400G pool would have had 2 servers a leaf and 128 leaves."""
+    design = _size(
+        {"gpus": 64, "nic_speed": 100, "fabric": "rail", "leaf": "64x400", "spine": "64x400",
+         "pools": [{"gpus": 256, "nic_speed": 400}]}
+    )  # fmt: skip
+    leaf, pool_leaf = _tier(design, "compute", "leaf"), _tier(design, "pool2", "leaf")
+    assert (leaf.count, leaf.downlinks, leaf.uplinks) == (8, 128, 32)
+    assert (pool_leaf.count, pool_leaf.downlinks, pool_leaf.uplinks) == (8, 32, 32)
+    spine = _tier(design, "compute", "spine")
+    assert (spine.count, spine.downlinks, spine.ports_free) == (8, 16 * 4, 0)
+
+
 def test_rack_scale_trays_beside_8_gpu_servers():
     """Two GB200 NVL72 racks (36 trays of 4 GPUs, 4 x 400G NICs each) and 16 HGX servers of 8
     GPUs with ConnectX-7s, on SN5600 leaves (64 x 800G, each cage 2 x 400G). The trays' NICs
