@@ -59,12 +59,13 @@ class PlaneShape:
     cores_per_group: int
     spine_core_links: int
     extra_endpoints: int = 0  # storage nodes' or switches' management ports in packed planes
-    # Heterogeneous pools (issue 28, engine.pools). On the compute plane: the spine ports the
-    # pools' leaves take after its own (`spine_downlinks`), cage-aligned. On a pool's plane:
-    # whose spines it shares, where its links start on them, and where its racks stand (its
-    # first server, in its own servers per rack, after the racks before it; its spines stand by
-    # the middle of the first `span_servers`).
-    pool_spine_downlinks: int = 0
+    # Heterogeneous pools (issue 28, engine.pools). On the compute plane: the ports of its top
+    # tier (spines on two tiers, cores on three) the pools take after its own, cage-aligned.
+    # On a pool's plane: whose top tier it shares (on two tiers its leaves uplink to those
+    # spines; on three its pods' spines to those cores), where its links start on it, and
+    # where its racks stand (its first server, in its own servers per rack, after the racks
+    # before it; on two tiers its spines stand by the middle of the first `span_servers`).
+    pool_top_downlinks: int = 0
     spine_plane: str = ""
     spine_port_offset: int = 0
     first_server: int = 0
@@ -90,6 +91,16 @@ class PlaneShape:
     @property
     def cores(self) -> int:
         return self.spines_per_pod * self.cores_per_group if self.tiers == 3 else 0
+
+    @property
+    def shares_spines(self) -> bool:
+        """A pool's plane whose leaves uplink to another plane's spines (two tiers)."""
+        return bool(self.spine_plane) and self.tiers == 2
+
+    @property
+    def shares_cores(self) -> bool:
+        """A pool's plane whose pods' spines uplink to another plane's cores (three tiers)."""
+        return bool(self.spine_plane) and self.tiers == 3
 
 
 @dataclass(frozen=True, kw_only=True)

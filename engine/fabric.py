@@ -41,6 +41,7 @@ class PlaneInput:
     # Leaves of other server pools that share this plane's spines (issue 28: heterogeneous
     # pools): each takes spine ports like one of ours, and the plane is never one switch.
     extra_leaves: int = 0
+    extra_pods: int = 0  # likewise on three tiers: other pools' pods on this plane's cores
     # Uplink bandwidth every leaf must have, at least: what the other pools' full leaves need,
     # since every leaf of a two-tier Clos has the same uplinks to the same spines.
     min_uplink_gbps: int = 0
@@ -488,6 +489,10 @@ def _three_tier(
     cannot reach."""
     d = group_servers * per_leaf
     u = max(1, ceil_ratio(d * spec.nic_speed_gbps, spec.leaf_oversubscription, up))
+    pools_u = ceil_div(spec.min_uplink_gbps, up)  # every leaf reaches its pod's u spines
+    cap = leaf_capacity(spec.leaf, spec.nic_speed_gbps, up, d) if pools_u > u else None
+    if cap is not None and cap[0] >= pools_u:
+        u = pools_u
     groups = _groups(endpoints, group_servers, leaves_per_group, per_leaf)
     if core_up == 0:
         raise SwitchMismatch(
@@ -524,7 +529,9 @@ def _three_tier(
     total_groups = sum(g.count for g in groups)
     pods = ceil_div(total_groups, groups_per_pod)
     k_core = spec.core.logical_ports(core_up)
-    per_group = smallest_divisor_at_least(u_spine, ceil_div(pods * u_spine, k_core))
+    per_group = smallest_divisor_at_least(
+        u_spine, ceil_div((pods + spec.extra_pods) * u_spine, k_core)
+    )
     if per_group is None:
         raise _too_many_pods(spec, endpoints, pods, k_core, k_core * groups_per_pod * group_servers)
     return _shape(

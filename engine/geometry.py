@@ -283,8 +283,14 @@ def spine_core_runs_m(shape: PlaneShape, layout: Layout) -> tuple[float, ...]:
         pod_servers //= max(shape.ports_per_server, 1)
     per_row = max(layout.servers_per_rack * layout.racks_per_row, 1)
     pod_rows = max(1, math.ceil(pod_servers / per_row))
+    before = shape.first_server // per_row  # a pool's rows follow the rows before it
     return tuple(
-        _round(CORE_RUN_M + pod * pod_rows * ROW_PITCH_M + 2 * RACK_EXIT_M + layout.cable_slack_m)
+        _round(
+            CORE_RUN_M
+            + (before + pod * pod_rows) * ROW_PITCH_M
+            + 2 * RACK_EXIT_M
+            + layout.cable_slack_m
+        )
         for pod in range(shape.pods)
     )
 
@@ -292,7 +298,7 @@ def spine_core_runs_m(shape: PlaneShape, layout: Layout) -> tuple[float, ...]:
 def pod_leaf_runs(shape: PlaneShape, layout: Layout, pod: int) -> tuple[float, ...]:
     """The uplink run of every leaf of pod `pod` (the whole plane on two tiers), in leaf order:
     the order in which each spine's ports meet them (`cabling._fabric_links`)."""
-    if shape.spine_plane:
+    if shape.shares_spines:
         return pool_leaf_runs(shape, layout)
     per_span = max(shape.groups_per_pod if shape.tiers == 3 else shape.groups, 1)
     if layout.leaf_placement == LeafPlacement.NETWORK_RACK:

@@ -98,8 +98,12 @@ def _ratio_hint(
             asked=round(leaf_ratio, 4),
             **_figures(design, looser),
         ),
+        # The share as a value: a template without values is shown as written, "%%" and all.
         action_text=text(
-            gettext_noop("Allow a 10 %% oversubscription tolerance if the workload can take it.")
+            gettext_noop(
+                "Allow a %(tolerance)s oversubscription tolerance if the workload can take it."
+            ),
+            tolerance="10 %",
         ),
     )
 

@@ -39,14 +39,15 @@ def leaf(shape: PlaneShape, fabric_plane: int, index: int) -> str:
 
 def spine(shape: PlaneShape, fabric_plane: int, pod: int, index: int) -> str:
     # A pool's leaves uplink to the compute plane's spines: their names, not the pool's.
-    prefix = "" if shape.spine_plane == "compute" else _prefix(shape, fabric_plane)
+    prefix = "" if shape.shares_spines else _prefix(shape, fabric_plane)
     if shape.tiers == 3:
         return f"{prefix}pod{pod + 1}-spine{index + 1:02d}"
     return f"{prefix}spine{index + 1:02d}"
 
 
 def core(shape: PlaneShape, fabric_plane: int, index: int) -> str:
-    return f"{_prefix(shape, fabric_plane)}core{index + 1:02d}"
+    # A pool's pods uplink to the compute plane's cores: their names, not the pool's.
+    return f"{'' if shape.shares_cores else _prefix(shape, fabric_plane)}core{index + 1:02d}"
 
 
 def port(logical: int, ways: int, first_physical: int = 0) -> str:

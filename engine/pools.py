@@ -73,11 +73,15 @@ def pool_summaries(request: DesignRequest) -> tuple[PoolSummary, ...] | None:
 
 
 def pool_racks(request: DesignRequest) -> tuple[tuple[PoolRequest, int, int], ...]:
-    """(pool, its first compute rack, its racks): each pool's racks follow the racks before it,
-    the first pool's first, so that every pool's servers stand in racks of their own kind."""
+    """(pool, its first compute rack, its racks): each pool's racks start a row of their own
+    after the rows before it, the first pool's first: racks of one kind stand together (a
+    row of liquid-cooled rack-scale systems, a row of air-cooled servers), and a pool's pods
+    measure their runs from the start of a row as the first pool's do."""
+    per_row = request.layout.racks_per_row
     first = -(-request.servers // request.layout.servers_per_rack)
     out = []
     for pool in request.pools:
+        first = -(-first // per_row) * per_row
         racks = -(-pool.servers // pool.servers_per_rack)
         out.append((pool, first, racks))
         first += racks
@@ -112,18 +116,31 @@ def plan_pools(
 ) -> tuple[PlaneShape, tuple[PlaneShape, ...]]:
     """(the compute plane's shape, each pool's) for a request with pools; `leaves` gives a
     pool's leaf model where it is not the first pool's (its cages run one link each)."""
-    extra = 1  # a pool has a leaf at least: never one switch for the first pool alone
+    extra, pods = 1, 0  # a pool has a leaf at least: never one switch for the first pool alone
     spec = replace(spec, min_uplink_gbps=_uplinks_needed(spec, request, leaves))
     for _ in range(_ROUNDS):
-        first = plan_plane(replace(spec, extra_leaves=extra))
-        if first.tiers != 2:
-            raise _too_large(request)
+        try:
+            first = plan_plane(replace(spec, extra_leaves=extra, extra_pods=pods))
+        except FabricTooLarge:
+            if extra > 1 or pods:  # too large with the pools, not alone: say so
+                raise _too_large(request) from None
+            raise
         pools, end = _pool_shapes(spec, request, first, leaves)
-        taken = sum(shape.leaves for shape in pools)
-        if end <= spec.spine.logical_ports(first.uplink_speed_gbps) and taken <= extra:
-            own = first.spine_downlinks
-            return replace(first, pool_spine_downlinks=end - own), pools
-        extra = max(taken, extra + 1)
+        if first.tiers == 2:
+            own, ports = first.spine_downlinks, spec.spine.logical_ports(first.uplink_speed_gbps)
+            taken, reserved = sum(shape.leaves for shape in pools), extra
+        else:
+            own, ports = (
+                first.pods * first.spine_core_links,
+                spec.core.logical_ports(first.core_speed_gbps),
+            )
+            taken, reserved = sum(shape.pods for shape in pools), pods
+        if end <= ports and taken <= reserved:
+            return replace(first, pool_top_downlinks=end - own), pools
+        if first.tiers == 2:
+            extra = max(taken, extra + 1)
+        else:
+            pods = max(taken, pods + 1)
     raise _too_large(request)
 
 
@@ -154,9 +171,9 @@ def _too_large(request: DesignRequest) -> FabricTooLarge:
     return FabricTooLarge(
         text(
             gettext_noop(
-                "Pools share one two-tier compute fabric, and %(gpus)s GPUs in %(pools)s pools "
-                "need more leaves than its spines have ports; choose a spine with more ports, a "
-                "higher oversubscription, or size the pools as separate designs."
+                "Pools share one compute fabric's spines or cores, and %(gpus)s GPUs in "
+                "%(pools)s pools need more ports there than they have; choose switches with "
+                "more ports, a higher oversubscription, or size the pools as separate designs."
             ),
             gpus=request.gpus + sum(pool.gpus for pool in request.pools),
             pools=len(request.pools) + 1,
@@ -170,29 +187,33 @@ def _pool_shapes(
     first: PlaneShape,
     leaves: Mapping[str, SwitchModel],
 ) -> tuple[tuple[PlaneShape, ...], int]:
-    """Each pool's shape under `first`'s spines, and the spine ports all of them take."""
-    up = first.uplink_speed_gbps
-    # A pool's links start on a whole cage of the spine, so no cage's lanes join two pools.
-    align = math.lcm(*(ways(group, up) or 1 for group in spec.spine.port_groups))
-    end = first.spine_downlinks
+    """Each pool's shape under `first`'s spines (two tiers) or cores (three), and the ports
+    of that tier all of them take, the first pool's included."""
+    three = first.tiers == 3
+    top = spec.core if three else spec.spine
+    speed = first.core_speed_gbps if three else first.uplink_speed_gbps
+    # A pool's links start on a whole cage up there, so no cage's lanes join two pools.
+    align = math.lcm(*(ways(group, speed) or 1 for group in top.port_groups))
+    end = first.pods * first.spine_core_links if three else first.spine_downlinks
     span_racks = -(-request.servers // request.layout.servers_per_rack)
     shapes = []
     for pool, first_rack, _racks in pool_racks(request):
         end = -(-end // align) * align
         pool_spec = pool_input(spec, pool, leaves.get(pool.name))
-        shape = _pool_shape(
-            pool_spec, first, offset=end, first_rack=first_rack, span_racks=span_racks
-        )
+        shape = _pool_shape(pool_spec, first, offset=end, first_rack=first_rack)
+        if three:
+            shape = _in_pods(pool_spec, first, shape)
+            end += shape.pods * shape.spine_core_links
+        else:
+            shape = replace(shape, span_servers=span_racks * pool.servers_per_rack)
+            end += shape.spine_downlinks
         shapes.append(shape)
-        end += shape.spine_downlinks
     return tuple(shapes), end
 
 
-def _pool_shape(
-    spec: PlaneInput, first: PlaneShape, *, offset: int, first_rack: int, span_racks: int
-) -> PlaneShape:
+def _pool_shape(spec: PlaneInput, first: PlaneShape, *, offset: int, first_rack: int) -> PlaneShape:
     """A pool's leaves with `first`'s uplinks: as many of its servers a leaf as those uplinks
-    carry within the oversubscription target and the leaf's ports allow."""
+    carry within the oversubscription target and the leaf's ports allow; on two tiers."""
     _, ports, leaves_per_group, per_leaf, servers = _plane_ports(spec)
     nic, up, u = spec.nic_speed_gbps, first.uplink_speed_gbps, first.leaf_uplinks
     target = spec.leaf_oversubscription
@@ -267,5 +288,43 @@ def _pool_shape(
         spine_plane="compute",
         spine_port_offset=offset,
         first_server=first_rack * spec.servers_per_rack,
-        span_servers=span_racks * spec.servers_per_rack,
+    )
+
+
+def _in_pods(spec: PlaneInput, first: PlaneShape, shape: PlaneShape) -> PlaneShape:
+    """A pool's leaves gathered into pods of its own under `first`'s cores (three tiers): each
+    leaf reaches each of its pod's spines once, as many spines as the first pool's pods have
+    (spine j of every pod meets core group j); a pod holds as many of the pool's leaf groups
+    as a spine has downlinks for at the target, and its spines go up like the first pool's."""
+    lower = shape.leaf_groups[0].leaves
+    d_spine, _ = split_ports(
+        spec.spine, first.uplink_speed_gbps, first.core_speed_gbps, spec.spine_oversubscription
+    )
+    groups_per_pod = d_spine // lower
+    if groups_per_pod == 0:
+        raise FabricTooLarge(
+            text(
+                gettext_noop(
+                    "%(plane)s: a spine %(spine)s with %(down)s downlinks cannot reach the "
+                    "%(leaves)s leaves of one group."
+                ),
+                plane=spec.plane,
+                spine=spec.spine.label,
+                down=d_spine,
+                leaves=lower,
+            )
+        )
+    return replace(
+        shape,
+        tiers=3,
+        leaf_uplinks=first.spines_per_pod,
+        groups_per_pod=groups_per_pod,
+        pods=-(-shape.groups // groups_per_pod),
+        spines_per_pod=first.spines_per_pod,
+        leaf_spine_links=1,
+        spine_downlinks=groups_per_pod * lower,
+        spine_uplinks=first.spine_uplinks,
+        core_speed_gbps=first.core_speed_gbps,
+        cores_per_group=first.cores_per_group,
+        spine_core_links=first.spine_core_links,
     )

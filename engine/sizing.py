@@ -146,28 +146,31 @@ def _tiers(shape: PlaneShape, models: PlaneModels) -> tuple[TierDesign, ...]:
             target=float(models.leaf_target),
         )
     ]
-    if shape.tiers >= 2 and not shape.spine_plane:  # a pool's spines are the compute plane's
+    # The pools' leaves on the compute spines (two tiers), their pods' spines on its cores
+    # (three): that tier is the compute plane's, with their ports.
+    pools_down = shape.pool_top_downlinks
+    if shape.tiers >= 2 and not shape.shares_spines:
         tiers.append(
             _tier(
                 plane=models.name,
                 role="spine",
                 model=models.spine,
                 count=shape.spines * planes,
-                down=shape.spine_downlinks + shape.pool_spine_downlinks,
+                down=shape.spine_downlinks + (pools_down if shape.tiers == 2 else 0),
                 down_gbps=shape.uplink_speed_gbps,
                 up=shape.spine_uplinks,
                 up_gbps=shape.core_speed_gbps,
                 target=float(models.spine_target),
             )
         )
-    if shape.tiers == 3:
+    if shape.tiers == 3 and not shape.shares_cores:
         tiers.append(
             _tier(
                 plane=models.name,
                 role="core",
                 model=models.core,
                 count=shape.cores * planes,
-                down=shape.pods * shape.spine_core_links,
+                down=shape.pods * shape.spine_core_links + pools_down,
                 down_gbps=shape.core_speed_gbps,
                 up=0,
                 up_gbps=0,
@@ -183,13 +186,16 @@ def _plane(
     layout: Layout,
     selector: MediaSelector,
     gpus_per_server: int,
-    spine_down: tuple[DownPart, ...] | None = None,
+    top_down: tuple[DownPart, ...] | None = None,
 ) -> PlaneDesign:
-    """One plane's design; a pool's (`spine_down`) lands its uplinks on those spine ports."""
+    """One plane's design; a pool's (`top_down`) lands its uplinks on those ports of the
+    compute plane's spines (two tiers) or cores (three)."""
     nic = shape.nic_speed_gbps
     parts = fabric_parts(shape, models)
-    if spine_down is not None:
-        parts = replace(parts, spine_down=spine_down)
+    if top_down is not None and shape.shares_spines:
+        parts = replace(parts, spine_down=top_down)
+    elif top_down is not None:
+        parts = replace(parts, core_down=top_down)
     with_runs = _server_groups(shape, models, layout, selector)
     with_runs += _switch_groups(shape, models, layout, selector, parts)
     links = [group for group, _ in with_runs]
@@ -467,17 +473,28 @@ def _pool_planes(
 ) -> tuple[list[PlaneDesign], dict[str, PlaneModels]]:
     shape, pool_shapes = plan_pools(_compute_input(request, compute), request, flat)
     planes = [_plane(shape, compute, request.layout, selector, request.gpus_per_server)]
-    spine_down = port_parts(
-        compute.spine, shape.uplink_speed_gbps,
-        shape.spine_downlinks + shape.pool_spine_downlinks, 0, 0,
-    )[0]  # fmt: skip
+    if shape.tiers == 2:  # the spines' ports, every pool's leaves after the compute plane's
+        top_down = port_parts(
+            compute.spine, shape.uplink_speed_gbps,
+            shape.spine_downlinks + shape.pool_top_downlinks, 0, 0,
+        )[0]  # fmt: skip
+    else:  # the cores' ports, every pool's pods after the compute plane's
+        top_down = port_parts(
+            compute.core, shape.core_speed_gbps,
+            shape.pods * shape.spine_core_links + shape.pool_top_downlinks, 0, 0,
+        )[0]  # fmt: skip
     models: dict[str, PlaneModels] = {}
     for pool_shape in pool_shapes:
         pool = pool_of(request, pool_shape.plane)
         assert pool is not None
         leaf = flat.get(pool.name, compute.leaf)
         pool_models = replace(compute, name=pool.name, nic=pool.nic, leaf=leaf)
-        ports = slice_parts(spine_down, pool_shape.spine_port_offset, pool_shape.spine_downlinks)
+        taken = (
+            pool_shape.spine_downlinks
+            if pool_shape.tiers == 2
+            else (pool_shape.pods * pool_shape.spine_core_links)
+        )
+        ports = slice_parts(top_down, pool_shape.spine_port_offset, taken)
         layout = pool_layout(request, pool)
         try:
             planes.append(

@@ -479,8 +479,10 @@ def _racks(
     layout = design.request.layout
     per_row = layout.racks_per_row
     racks: list[Rack] = []
-    pool_racks_total = sum(racks for _pool, _first, racks in pool_racks(design.request))
-    for index in range(design.racks + pool_racks_total):
+    indices = [*range(design.racks)] + [  # each pool's racks start a row of their own
+        first + k for _pool, first, racks in pool_racks(design.request) for k in range(racks)
+    ]
+    for index in indices:
         name = compute_rack_name(index, per_row)
         row, pos = divmod(index, per_row)
         devices, pdus = compute[name], True

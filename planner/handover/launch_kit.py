@@ -69,16 +69,20 @@ def launch_kit_topology(design: Design, rows: Iterable[CablingRow]) -> dict[str,
     are left out (l8k allocates host addresses from the leaf links alone)."""
     kit = kit_planes(design)
     shape = design.compute.shape
-    per_pod = max(shape.groups_per_pod, 1)
-    # A pool's units (engine.pools) follow the first pool's, so no two share an SU number;
-    # its hosts' rails are its own NICs.
-    first_su: dict[str, int] = {}
+    # A pool's units and pods (engine.pools) follow the first pool's, so no two share a
+    # number; its hosts' rails are its own NICs.
+    first_su: dict[str, int] = {"compute": 0}
+    first_pod: dict[str, int] = {"compute": 0}
+    per_pod: dict[str, int] = {"compute": max(shape.groups_per_pod, 1)}
     rails: dict[str, int] = {"compute": kit.rails}
-    units = shape.groups
+    units, pods = shape.groups, shape.pods
     for pool in design.request.pools:
         pool_plane = design.plane(pool.name)
-        first_su[pool.name], rails[pool.name] = units, pool.rails
-        units += pool_plane.shape.groups if pool_plane is not None else 0
+        if pool_plane is None:
+            continue
+        first_su[pool.name], first_pod[pool.name], rails[pool.name] = units, pods, pool.rails
+        per_pod[pool.name] = max(pool_plane.shape.groups_per_pod, 1)
+        units, pods = units + pool_plane.shape.groups, pods + pool_plane.shape.pods
     nodes: dict[str, dict[str, str]] = {}
     links: list[list[dict[str, object]]] = []
     for row in rows:
@@ -87,8 +91,9 @@ def launch_kit_topology(design: Design, rows: Iterable[CablingRow]) -> dict[str,
         for leaf, leaf_port, host, host_port in legs(row):
             match = _LEAF.match(leaf.removeprefix(f"{row.plane}-"))
             groups = match.groupdict() if match else {}
-            su = first_su.get(row.plane, 0) + _number(groups.get("su")) - 1
-            pod = su // per_pod if shape.tiers == 3 else 0
+            unit = _number(groups.get("su")) - 1  # within its pool
+            su = first_su[row.plane] + unit
+            pod = first_pod[row.plane] + unit // per_pod[row.plane] if shape.tiers == 3 else 0
             port = _PORT.search(host_port)
             index = int(port.group(1)) - 1 if port else 0
             # Ports run plane by plane (c1-c8 on plane 1, c9-c16 on plane 2 for 8 GPUs).

@@ -57,31 +57,37 @@ def topology_conf(design: Design) -> str:
         f"{design.servers + sum(p.servers for p in pools)} servers, {shape.tiers} tier(s).",
     ]
     groups: list[str] = []
-    # A pool's units (engine.pools) hang under the same spines, named with the pool's prefix.
+    pods: list[str] = []
+    # A pool's units (engine.pools) hang under the same spines (two tiers), or its pods under
+    # the same cores (three), named with the pool's prefix.
     for plane in (compute, *(p for p in design.planes if p.shape.spine_plane)):
         pool = plane.name if plane.shape.spine_plane else ""
         servers = plane.shape.servers
         rail = plane.shape.style in ("rail", "rail-plane")
         first = 0
-        index = 0
+        units: list[str] = []
         for group in plane.shape.leaf_groups:
             for _ in range(group.count):
+                index = len(units)
                 name = f"su{index + 1:02d}" if rail else f"rack{index + 1:03d}"
                 name = f"{pool}-{name}" if pool else name
                 nodes = [server(first + k, servers, pool) for k in range(group.servers)]
                 lines.append(f"SwitchName={name} Nodes={hostlist(nodes)}")
-                groups.append(name)
+                units.append(name)
                 first += group.servers
-                index += 1
+        groups += units
+        if shape.tiers == 3:
+            per_pod = max(plane.shape.groups_per_pod, 1)
+            for start in range(0, len(units), per_pod):
+                name = f"pod{start // per_pod + 1}"
+                name = f"{pool}-{name}" if pool else name
+                lines.append(
+                    f"SwitchName={name} Switches={hostlist(units[start : start + per_pod])}"
+                )
+                pods.append(name)
     if shape.tiers == 2:
         lines.append(f"SwitchName=spines Switches={hostlist(groups)}")
     elif shape.tiers == 3:
-        pods = []
-        per_pod = max(shape.groups_per_pod, 1)
-        for pod in range(0, len(groups), per_pod):
-            name = f"pod{pod // per_pod + 1}"
-            lines.append(f"SwitchName={name} Switches={hostlist(groups[pod : pod + per_pod])}")
-            pods.append(name)
         lines.append(f"SwitchName=cores Switches={hostlist(pods)}")
     return "\n".join(lines) + "\n"
 

@@ -161,10 +161,39 @@ def test_pools_need_one_fabric_plane():
         assert "pools" in raised.value.errors
 
 
-def test_a_room_past_two_tiers_is_refused_by_name():
-    # 64 x 400G spines hold 64 leaves; 2,048 GPUs at 400G and 1:1 already fill 64 of them.
-    with pytest.raises(FabricTooLarge, match="two-tier"):
-        _size({"gpus": 2048, "leaf": "DCS-7060DX5-64S", "pools": [{"gpus": 64}]})
+def test_a_room_past_two_tiers_gives_each_pool_pods_of_its_own_under_the_same_cores():
+    """32 servers and 64 servers of 8 x 400G on 32-port MSN4700s (32 x 400G) at 1:1.
+
+    A leaf takes 16 servers (16 down, 16 up): the first pool's 2 units are 16 leaves, the
+    pool's 4 units 32, and 48 leaves need more than a 32-port spine's ports: three tiers. A
+    spine splits 16 down, 16 up, so a pod holds 16 / 8 = 2 units under 16 spines: the first
+    pool one pod, the pool two of their own, each of their spines reaching core group j as the
+    first pool's spine j does. 3 pods x 16 uplinks a spine over 32-port cores: 2 cores a group
+    (the fewest dividing 16 with 3 x 16 / 2 = 24 ports each), 16 groups, 32 cores, 8 links
+    from each spine to each core of its group."""
+    design = _size(
+        {"gpus": 256, "nic_speed": 400, "fabric": "rail", "leaf": "MSN4700-WS2FC",
+         "pools": [{"gpus": 512}]}
+    )  # fmt: skip
+    assert design.compute.shape.tiers == 3
+    counts = {(p.name, t.role): t.count for p in design.planes for t in p.tiers}
+    assert counts == {
+        ("compute", "leaf"): 16, ("compute", "spine"): 16, ("compute", "core"): 32,
+        ("pool2", "leaf"): 32, ("pool2", "spine"): 32,
+    }  # fmt: skip
+    core = _tier(design, "compute", "core")
+    assert core.downlinks == 3 * 8
+    assert _links(design, "pool2", "spine", "core") == 2 * 16 * 16  # 2 pods x 16 spines x 16
+    used, _reach = _ends(design)
+    assert [key for key, count in used.items() if count > 1] == []
+    assert validate(design).ok
+
+
+def test_a_room_past_its_cores_is_refused_by_name():
+    # 32-port cores reach 32 pods of 2 units of 16 servers: 1,024 servers in all (the message
+    # of an oversized fabric); 512 + 1,024 servers need 48.
+    with pytest.raises(FabricTooLarge, match="spines or cores"):
+        _size({"gpus": 4096, "leaf": "MSN4700-WS2FC", "pools": [{"gpus": 8192}]})
 
 
 def test_a_leaf_that_cannot_run_the_pools_speed_is_named():
@@ -210,7 +239,8 @@ request_st = st.fixed_dictionaries(
 
 
 def _ends(design: Any) -> tuple[Counter[tuple[str, str]], dict[str, set[str]]]:
-    """Every (device, port) the cabling plan uses, and the spines each leaf reaches."""
+    """Every (device, port) the cabling plan uses, and the devices of the tier above each
+    device reaches (a leaf its spines, a spine its cores)."""
     used: Counter[tuple[str, str]] = Counter()
     reach: dict[str, set[str]] = defaultdict(set)
     for row in iter_cabling(design):
@@ -219,9 +249,10 @@ def _ends(design: Any) -> tuple[Counter[tuple[str, str]], dict[str, set[str]]]:
             for device, port in zip(names * len(each) if len(names) == 1 else names, each,
                                     strict=True):  # fmt: skip
                 used[(device, port)] += 1
-        if row.a_device.split("+")[0].rsplit("-", 1)[-1].startswith("spine"):
-            for leaf in row.b_device.split("+"):
-                reach[leaf].add(row.a_device)
+        upper = row.a_device.split("+")[0]
+        if "spine" in upper or "core" in upper:
+            for lower in row.b_device.split("+"):
+                reach[lower].add(row.a_device)
     return used, reach
 
 
@@ -234,12 +265,13 @@ def test_every_pool_is_cabled_on_its_own_ports_to_every_spine(data):
         return  # refused by name (the tests above); what sizes must hold below
     request = design.request
     used, reach = _ends(design)
-    # No port of any device, a shared spine's included, carries two links.
+    # No port of any device, a shared spine's or core's included, carries two links.
     assert [key for key, count in used.items() if count > 1] == []
-    spines = {d for d, _ in used if d.startswith("spine")}
-    compute_spine = design.compute.tier("spine")
-    assert compute_spine is not None
-    assert len(spines) == compute_spine.count
+    three = design.compute.shape.tiers == 3
+    top = design.compute.tier("core" if three else "spine")
+    assert top is not None
+    tops = {d for d, _ in used if d.startswith("core" if three else "spine")}
+    assert len(tops) == top.count
     for pool in request.pools:
         plane = design.plane(pool.name)
         assert plane is not None
@@ -250,19 +282,29 @@ def test_every_pool_is_cabled_on_its_own_ports_to_every_spine(data):
         assert {g.speed_gbps for g in plane.links if g.a == "server"} == {pool.nic_speed_gbps}
         # Within the asked ratio (1:1): downlink bandwidth never above the uplinks'.
         assert leaf.downlinks * pool.nic_speed_gbps <= leaf.uplinks * leaf.uplink_speed_gbps
-        # Each of its leaves reaches every spine (a two-tier Clos).
-        pool_leaves = [name for name in reach if name.startswith(f"{pool.name}-")]
+        pool_leaves = [name for name in reach if name.startswith(f"{pool.name}-") and
+                       "leaf" in name]  # fmt: skip
         assert len(pool_leaves) == leaf.count
-        assert all(reach[name] == spines for name in pool_leaves)
-    # The spines' ports in use are the leaves' uplinks, all pools together, and a pool starts
-    # on a fresh cage: fewer than one cage's lanes idle before each pool.
-    uplinks = sum(p.tier("leaf").uplinks * p.tier("leaf").count for p in design.planes
+        if not three:  # each of its leaves reaches every shared spine (a two-tier Clos)
+            assert all(reach[name] == tops for name in pool_leaves)
+        else:  # its pods' spines reach the shared cores, a core group each, like the first's
+            spine = plane.tier("spine")
+            assert spine is not None
+            pool_spines = [n for n in reach if n.startswith(f"{pool.name}-") and "spine" in n]
+            assert len(pool_spines) == spine.count
+            groups = {frozenset(reach[name]) for name in pool_spines}
+            assert all(len(group) == plane.shape.cores_per_group for group in groups)
+            assert set().union(*groups) <= tops
+    # The top tier's ports in use are the links up from below, all pools together, and a pool
+    # starts on a fresh cage: fewer than one cage's lanes idle before each pool.
+    below = "spine" if three else "leaf"
+    uplinks = sum(p.tier(below).uplinks * p.tier(below).count for p in design.planes
                   if p.name == "compute" or p.name.startswith("pool"))  # fmt: skip
-    breakout = compute_spine.downlink_breakout
+    breakout = top.downlink_breakout
     lanes = int(breakout.split("x")[0]) if "x" in breakout else 1
-    idle = compute_spine.downlinks * compute_spine.count - uplinks
-    assert 0 <= idle <= compute_spine.count * len(request.pools) * (lanes - 1)
-    assert compute_spine.ports_free >= 0
+    idle = top.downlinks * top.count - uplinks
+    assert 0 <= idle <= top.count * len(request.pools) * (lanes - 1)
+    assert top.ports_free >= 0
     assert validate(design).ok
     result = design_result(design)
     assert result_from_json(json.loads(json.dumps(result_to_json(result)))) == result

@@ -99,10 +99,11 @@ def test_the_design_page_counts_every_pool(client, design, engineer, settings, l
 def test_each_pools_servers_stand_in_racks_of_their_own(design):
     engine_design = services.design_engine(design=design)
     elevations = design_elevations(engine_design)
-    # 2 NVL72 racks, then 16 HGX servers at 4 a rack: racks 3 to 6 (R01-03 ... R01-06).
+    # 2 NVL72 racks in row 1, then 16 HGX servers at 4 a rack in a row of their own (rows of
+    # 10 racks by default): R02-01 to R02-04.
     assert elevations.device_rack["srv0036"] == "R01-02"
-    assert elevations.device_rack["pool2-srv0001"] == "R01-03"
-    assert elevations.device_rack["pool2-srv0016"] == "R01-06"
+    assert elevations.device_rack["pool2-srv0001"] == "R02-01"
+    assert elevations.device_rack["pool2-srv0016"] == "R02-04"
     compute = [rack for rack in elevations.racks if rack.kind == "compute"]
     assert len(compute) == 6
     hgx = [item for rack in compute[2:] for item in rack.items if item.role == "server"]
@@ -205,3 +206,31 @@ def test_the_launch_kit_lists_every_pools_hosts_on_their_own_units(design):
     hgx_units = {su for seen in hgx.values() for su, _rail in seen}
     assert hgx_units == {max(tray_units) + 1}
     assert len(tray_units) == engine_design.compute.shape.groups
+
+
+def test_a_three_tier_pools_pods_in_slurm_and_the_launch_kit():
+    """Past two tiers each pool has pods of its own under the same cores
+    (tests/engine/test_pools.py: 32 + 64 servers on 32-port switches, 2 units a pod): Slurm
+    hangs the pool's units under its pods and every pod under the cores; the launch kit numbers
+    the pool's units 2-5 and its pods 1-2 after the first pool's unit 0-1 and pod 0."""
+    from engine.cabling import iter_cabling
+    from engine.request import parse_request
+    from engine.sizing import size
+    from planner.handover.launch_kit import launch_kit_topology
+    from tests.engine.seed import seed_catalog_and_prices
+
+    catalog, prices = seed_catalog_and_prices()
+    request = {"gpus": 256, "fabric": "rail", "leaf": "MSN4700-WS2FC", "pools": [{"gpus": 512}]}
+    engine_design = size(parse_request(request, catalog), catalog, prices)
+    conf = topology_conf(engine_design)
+    assert "SwitchName=pod1 Switches=su[01-02]" in conf
+    assert "SwitchName=pool2-pod1 Switches=pool2-su[01-02]" in conf
+    assert "SwitchName=pool2-pod2 Switches=pool2-su[03-04]" in conf
+    assert "SwitchName=cores Switches=pod1,pool2-pod[1-2]" in conf
+    topology = launch_kit_topology(engine_design, iter_cabling(engine_design))
+    seen: dict[bool, set[tuple[int, int]]] = {True: set(), False: set()}
+    for _leaf, host in topology["links"]:
+        attributes = host["attributes"]
+        seen[host["node"].startswith("pool2-")].add((attributes["su"], attributes["pod"]))
+    assert seen[False] == {(0, 0), (1, 0)}
+    assert seen[True] == {(2, 1), (3, 1), (4, 2), (5, 2)}
