@@ -229,8 +229,8 @@ def _plane_rows(plane: PlaneResult, result: DesignResult, labels: Mapping[str, s
     rows: list[_Row] = []
     tiers = plane.tiers
     compute = result.compute
-    shared = compute.tiers[1] if compute and name != "compute" and _pooled(result, name) else None
-    if shared is not None:  # a pool's leaves uplink to the compute fabric's spines
+    shared = compute.tiers[-1] if compute and name != "compute" and _pooled(result, name) else None
+    if shared is not None:  # a pool uplinks to the compute fabric's spines (its cores on 3 tiers)
         tiers = (*tiers, shared)
     for tier in reversed(tiers):
         role = tier.role
