@@ -493,6 +493,8 @@ class WizardStepForm(PoolFields, RackScaleFields):
         for name in list(self.fields):
             if name not in step.fields:
                 del self.fields[name]
+        # In the step's order: fields of the base forms (rack-scale, pools) come first otherwise.
+        self.order_fields(step.fields)
         if "customer" in self.fields:
             field = self.fields["customer"]
             assert isinstance(field, forms.ModelChoiceField)
