@@ -221,14 +221,7 @@ def plan_plane(spec: PlaneInput) -> PlaneShape:
     fabric_planes, ports, leaves_per_group, per_leaf, endpoints = _plane_ports(spec)
     k_leaf = spec.leaf.logical_ports(spec.nic_speed_gbps)
     if k_leaf == 0:
-        raise SwitchMismatch(
-            text(
-                gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
-                plane=spec.plane,
-                leaf=spec.leaf.label,
-                nic=spec.nic_speed_gbps,
-            )
-        )
+        raise cannot_run(spec)
     base = _base_fields(spec, fabric_planes, ports, per_leaf, endpoints)
     single = None if spec.extra_leaves else _single_tier(spec, base, ports, endpoints, k_leaf)
     if single is not None:
@@ -507,23 +500,7 @@ def _three_tier(
                 speed=up,
             )
         )
-    d_spine, _ = split_ports(spec.spine, up, core_up, spec.spine_oversubscription)
-    # Three tiers: each leaf reaches every spine of its pod once, so a pod holds as many leaf
-    # groups as a spine has downlinks for.
-    groups_per_pod = d_spine // leaves_per_group
-    if groups_per_pod == 0:
-        raise FabricTooLarge(
-            text(
-                gettext_noop(
-                    "%(plane)s: a spine %(spine)s with %(down)s downlinks cannot reach the "
-                    "%(leaves)s leaves of one group."
-                ),
-                plane=spec.plane,
-                spine=spec.spine.label,
-                down=d_spine,
-                leaves=leaves_per_group,
-            )
-        )
+    groups_per_pod = pod_groups(spec, up, core_up, leaves_per_group)
     spine_down = groups_per_pod * leaves_per_group
     u_spine = max(1, ceil_ratio(spine_down * up, spec.spine_oversubscription, core_up))
     total_groups = sum(g.count for g in groups)
@@ -551,6 +528,38 @@ def _three_tier(
         core_speed_gbps=core_up,
         cores_per_group=per_group,
         spine_core_links=u_spine // per_group,
+    )
+
+
+def pod_groups(spec: PlaneInput, up: int, core_up: int, leaves_per_group: int) -> int:
+    """Leaf groups a pod holds on three tiers: each leaf reaches every spine of its pod once,
+    so as many as a spine has downlinks for at the target."""
+    d_spine, _ = split_ports(spec.spine, up, core_up, spec.spine_oversubscription)
+    groups_per_pod = d_spine // leaves_per_group
+    if groups_per_pod == 0:
+        raise FabricTooLarge(
+            text(
+                gettext_noop(
+                    "%(plane)s: a spine %(spine)s with %(down)s downlinks cannot reach the "
+                    "%(leaves)s leaves of one group."
+                ),
+                plane=spec.plane,
+                spine=spec.spine.label,
+                down=d_spine,
+                leaves=leaves_per_group,
+            )
+        )
+    return groups_per_pod
+
+
+def cannot_run(spec: PlaneInput) -> SwitchMismatch:
+    return SwitchMismatch(
+        text(
+            gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
+            plane=spec.plane,
+            leaf=spec.leaf.label,
+            nic=spec.nic_speed_gbps,
+        )
     )
 
 

@@ -25,8 +25,10 @@ from engine.fabric import (
     PlaneInput,
     _groups,
     _plane_ports,
+    cannot_run,
     ceil_ratio,
     plan_plane,
+    pod_groups,
     split_ports,
     uplink_speeds,
 )
@@ -218,14 +220,7 @@ def _pool_shape(spec: PlaneInput, first: PlaneShape, *, offset: int, first_rack:
     nic, up, u = spec.nic_speed_gbps, first.uplink_speed_gbps, first.leaf_uplinks
     target = spec.leaf_oversubscription
     if spec.leaf.logical_ports(nic) == 0:
-        raise SwitchMismatch(
-            text(
-                gettext_noop("%(plane)s leaf %(leaf)s cannot run %(nic)sG ports."),
-                plane=spec.plane,
-                leaf=spec.leaf.label,
-                nic=nic,
-            )
-        )
+        raise cannot_run(spec)
     # d x nic <= target x u x up, in integers (target = num/den).
     most = min(
         target.numerator * u * up // (nic * target.denominator), spec.leaf.logical_ports(nic)
@@ -297,23 +292,7 @@ def _in_pods(spec: PlaneInput, first: PlaneShape, shape: PlaneShape) -> PlaneSha
     (spine j of every pod meets core group j); a pod holds as many of the pool's leaf groups
     as a spine has downlinks for at the target, and its spines go up like the first pool's."""
     lower = shape.leaf_groups[0].leaves
-    d_spine, _ = split_ports(
-        spec.spine, first.uplink_speed_gbps, first.core_speed_gbps, spec.spine_oversubscription
-    )
-    groups_per_pod = d_spine // lower
-    if groups_per_pod == 0:
-        raise FabricTooLarge(
-            text(
-                gettext_noop(
-                    "%(plane)s: a spine %(spine)s with %(down)s downlinks cannot reach the "
-                    "%(leaves)s leaves of one group."
-                ),
-                plane=spec.plane,
-                spine=spec.spine.label,
-                down=d_spine,
-                leaves=lower,
-            )
-        )
+    groups_per_pod = pod_groups(spec, first.uplink_speed_gbps, first.core_speed_gbps, lower)
     return replace(
         shape,
         tiers=3,
