@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from engine import names
@@ -343,33 +344,34 @@ def iter_cabling(design: Design) -> Iterator[CablingRow]:
         pool = pool_of(request, plane.name)
         if pool is not None:  # its own racks and server names
             layout = pool_layout(request, pool)
-        server_name = _ServerNames(design, plane.name if pool else "" if plane.name == "compute"
-                                   else None)  # fmt: skip
+        server_name = _server_names(design, plane.name)
         yield from _cables(plane, _server_links(plane, layout, server_name), counter)
         yield from _cables(plane, _fabric_links(plane, layout), counter)
 
 
-class _ServerNames:
+def _server_names(design: Design, plane: str) -> Callable[[int], str]:
     """Server names as every plane writes them: the first pool's servers srv0001..., another
     pool's pool2-srv0001...; a plane every server joins (storage, frontend, out-of-band) counts
-    the first pool's servers, then each other pool's (`pool` None)."""
+    the first pool's servers, then each other pool's."""
+    pools = design.request.pools
+    pool = pool_of(design.request, plane)
+    if pool is not None:
+        return partial(names.server, servers=pool.servers, pool=pool.name)
+    if plane == "compute" or not pools:
+        return partial(names.server, servers=design.servers)
+    first = design.servers
 
-    def __init__(self, design: Design, pool: str | None) -> None:
-        self.first = design.servers
-        self.pools = tuple((p.name, p.servers) for p in design.request.pools)
-        self.pool = pool
+    def name(index: int) -> str:
+        if index < first:
+            return names.server(index, first)
+        index -= first
+        for other in pools:
+            if index < other.servers:
+                return names.server(index, other.servers, other.name)
+            index -= other.servers
+        raise IndexError(index)  # a plane every server joins counts no more than them all
 
-    def __call__(self, index: int) -> str:
-        if self.pool:
-            return names.server(index, dict(self.pools)[self.pool], self.pool)
-        if self.pool == "" or index < self.first:
-            return names.server(index, self.first)
-        index -= self.first
-        for name, servers in self.pools:
-            if index < servers:
-                return names.server(index, servers, name)
-            index -= servers
-        return names.server(index, 0, "extra")  # not reached: a packed plane counts them all
+    return name
 
 
 __all__ = ["CablingRow", "iter_cabling"]

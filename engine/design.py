@@ -348,11 +348,11 @@ class Design:
     @property
     def gpus_total(self) -> int:
         """Every pool's GPUs (engine.pools): what the cluster is quoted and priced per."""
-        return self.gpus + sum(pool.gpus for pool in self.request.pools)
+        return self.request.gpus_total
 
     @property
     def servers_total(self) -> int:
-        return self.servers + sum(pool.servers for pool in self.request.pools)
+        return self.request.servers_total
 
     @property
     def compute(self) -> PlaneDesign:

@@ -68,9 +68,9 @@ def pool_summaries(request: DesignRequest) -> tuple[PoolSummary, ...] | None:
             rails=pool.rails,
             nic_speed_gbps=pool.nic_speed_gbps,
             servers_per_rack=pool.servers_per_rack,
-            racks=-(-pool.servers // pool.servers_per_rack),
+            racks=racks,
         )
-        for pool in request.pools
+        for pool, _first, racks in pool_racks(request)
     )
 
 
@@ -177,7 +177,7 @@ def _too_large(request: DesignRequest) -> FabricTooLarge:
                 "%(pools)s pools need more ports there than they have; choose switches with "
                 "more ports, a higher oversubscription, or size the pools as separate designs."
             ),
-            gpus=request.gpus + sum(pool.gpus for pool in request.pools),
+            gpus=request.gpus_total,
             pools=len(request.pools) + 1,
         )
     )

@@ -377,7 +377,7 @@ def _planes(
     `models` by plane name."""
     compute = _compute_models(request)
     layout = request.layout
-    servers = request.servers + sum(pool.servers for pool in request.pools)
+    servers = request.servers_total
     models["compute"] = compute
     if request.pools:
         planes = _with_pools(request, compute, selector, models)
@@ -514,7 +514,7 @@ def _bom(
     catalog: CatalogSnapshot,
 ) -> tuple[BomLine, ...]:
     bom_builder = _Bom()
-    every_server = request.servers + sum(pool.servers for pool in request.pools)
+    every_server = request.servers_total
     for plane in planes:
         plane_request = getattr(request, plane.name, None) if plane.name != "compute" else None
         ports = plane_request.ports if isinstance(plane_request, PlaneRequest) else request.rails

@@ -109,13 +109,6 @@ class Design(models.Model):
         return None if self.result is None else result_from_json(self.result)
 
 
-def _total(result: Any, key: str) -> int:
-    if not isinstance(result, dict):
-        return 0
-    pools = result.get("pools") or []
-    return int(result.get(key) or 0) + sum(int(pool.get(key) or 0) for pool in pools)
-
-
 class FrozenDesign(models.Model):
     """A design as a quote froze it: its request, its result and the catalog snapshot it was
     sized with, never changed once written. A quote revision points at one (PROTECT); a revised
@@ -155,12 +148,12 @@ class FrozenDesign(models.Model):
 
     @property
     def gpus_total(self) -> int:
-        """Every pool's GPUs (engine.pools), read from the stored JSON without decoding it."""
-        return _total(self.result, "gpus")
+        """Every pool's GPUs (engine.pools)."""
+        return self.typed_result.gpus_total if self.typed_result is not None else 0
 
     @property
     def servers_total(self) -> int:
-        return _total(self.result, "servers")
+        return self.typed_result.servers_total if self.typed_result is not None else 0
 
     @cached_property
     def typed_result(self) -> DesignResult | None:

@@ -173,6 +173,15 @@ class DesignRequest:
         return self.gpus // self.gpus_per_server
 
     @property
+    def gpus_total(self) -> int:
+        """Every pool's GPUs, the first pool's (`gpus`) and the others' (`pools`)."""
+        return self.gpus + sum(pool.gpus for pool in self.pools)
+
+    @property
+    def servers_total(self) -> int:
+        return self.servers + sum(pool.servers for pool in self.pools)
+
+    @property
     def open_choices(self) -> tuple[str, ...]:
         names = (
             ("fabric", self.fabric),

@@ -50,11 +50,9 @@ def hostlist(names: list[str]) -> str:
 def topology_conf(design: Design) -> str:
     compute = design.compute
     shape = compute.shape
-    pools = design.request.pools
     lines = [
         "# Slurm topology.conf (topology/tree) for the compute fabric, from the EZMAX design.",
-        f"# {design.gpus + sum(p.gpus for p in pools)} GPUs, "
-        f"{design.servers + sum(p.servers for p in pools)} servers, {shape.tiers} tier(s).",
+        f"# {design.gpus_total} GPUs, {design.servers_total} servers, {shape.tiers} tier(s).",
     ]
     groups: list[str] = []
     pods: list[str] = []
